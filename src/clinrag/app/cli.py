@@ -1,0 +1,222 @@
+"""The ``clinrag`` command line.
+
+Every command reads the same settings (``clinrag.toml``, ``CLINRAG_*`` variables, then options) and reports
+errors as one line naming the file, row or setting at fault, never a traceback and never note text.
+
+Example:
+    >>> from typer.testing import CliRunner
+    >>> "synth" in CliRunner().invoke(app, ["--help"]).output
+    True
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from clinrag.app.demo import build_demo
+from clinrag.errors import ClinragError
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
+from clinrag.ingest.source import load_source_config
+from clinrag.ingest.synthetic.cohort import CohortSummary, generate_cohort
+from clinrag.settings import LoadedSettings, describe, iter_settings, load_settings
+
+app = typer.Typer(
+    name="clinrag",
+    help="Answer clinical questions from evidence you may see, with a checked citation on every sentence.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="Settings file (default: $CLINRAG_CONFIG, else ./clinrag.toml if present)."),
+]
+
+
+def _settings(config: Path | None, overrides: dict[str, Any] | None = None) -> LoadedSettings:
+    return load_settings(config_file=config, overrides=overrides)
+
+
+@contextmanager
+def _progress(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+        disable=not errors.is_terminal,
+    ) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+@app.command("settings")
+def settings_command(config: ConfigOption = None) -> None:
+    """Print the effective settings, where each value came from, and what it means.
+
+    Values come from defaults, then clinrag.toml, then CLINRAG_* variables (nested with __, e.g.
+    CLINRAG_INGEST__CHUNK_MAX_CHARS=600), then command-line options.
+    """
+    loaded = _settings(config)
+    table = Table(title=f"clinrag settings (file: {loaded.config_file or 'none'})")
+    for column in ("setting", "value", "source", "meaning"):
+        table.add_column(column, overflow="fold")
+    for key, value in iter_settings(loaded.settings):
+        table.add_row(key, str(value), loaded.sources[key], describe(key))
+    console.print(table)
+
+
+@app.command("synth")
+def synth_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the cohort into.")] = Path("data/cohort"),
+    patients: Annotated[int | None, typer.Option(help="Number of patients (10 to 100,000).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed; the same seed gives identical files.")] = None,
+    workers: Annotated[int | None, typer.Option(help="Worker processes (0: one per core).")] = None,
+    gzip: Annotated[bool, typer.Option("--gzip", help="Write .csv.gz files as MIMIC-IV ships them.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Generate a synthetic cohort in the MIMIC-IV layout, split into the three case-study hospitals.
+
+    Writes OUT/full (every patient), OUT/hospitals/{A,B,C} (each hospital's share, MIMIC layout) and
+    OUT/gold_facts.jsonl (which note and section states which diagnosis, medication, procedure, ...).
+
+    Example: clinrag synth --patients 1000 --seed 7 --out data/cohort
+    """
+    given = {"patients": patients, "seed": seed, "workers": workers}
+    synth = _settings(config, {"synth": {k: v for k, v in given.items() if v is not None}}).settings.synth
+    started = time.perf_counter()
+    with _progress("generating patients", synth.patients) as advance:
+        summary = generate_cohort(
+            out,
+            synth.patients,
+            synth.seed,
+            synth.workers,
+            synth.start_year,
+            synth.end_year,
+            compress=gzip,
+            on_progress=advance,
+        )
+    _print_cohort(summary, time.perf_counter() - started)
+
+
+def _print_cohort(summary: CohortSummary, seconds: float) -> None:
+    table = Table(title=f"Synthetic cohort: {summary.patients} patients, seed {summary.seed}, {seconds:.1f} s")
+    tables = ("patients", "admissions", "discharge", "diagnoses_icd", "procedures_icd", "prescriptions")
+    table.add_column("folder")
+    for name in tables:
+        table.add_column(name, justify="right")
+    for destination, counts in summary.counts.items():
+        table.add_row(destination, *(f"{counts.get(name, 0):,}" for name in tables))
+    console.print(table)
+    console.print(f"{summary.facts:,} gold facts in {summary.out / 'gold_facts.jsonl'}")
+
+
+@app.command("ingest")
+def ingest_command(
+    source: Annotated[Path, typer.Argument(help="A MIMIC-IV folder (with hosp/ and note/), CSV or CSV.GZ.")],
+    org: Annotated[
+        str | None, typer.Option(help="Organisation code; defaults to the folder's clinrag-source.toml.")
+    ] = None,
+    store: Annotated[Path | None, typer.Option(help="Chunk store file (default: DATA_DIR/ORG/chunks.sqlite).")] = None,
+    chunk_max_chars: Annotated[int | None, typer.Option(help="Longest chunk body in characters.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Turn MIMIC-IV discharge notes and tables into chunks, idempotently.
+
+    Running it again adds nothing for unchanged data, replaces the chunks of changed notes, and removes notes
+    that disappeared from the source. An interrupted run is finished by running the same command again.
+    Malformed rows are reported with file and line and skipped; the rest is ingested.
+
+    Example: clinrag ingest data/cohort/hospitals/A
+    """
+    overrides = {"ingest": {"chunk_max_chars": chunk_max_chars}} if chunk_max_chars else {}
+    loaded = _settings(config, overrides)
+    chosen = load_source_config(source, org)
+    path = store or loaded.settings.paths.data_dir / chosen.org / "chunks.sqlite"
+    started = time.perf_counter()
+    with ChunkStore.open(path) as chunk_store, _progress(f"ingesting {chosen.org}", None) as advance:
+        summary = ingest_mimic(
+            source, chunk_store, loaded.settings.ingest, chosen.org, on_progress=lambda stage, done: advance(done)
+        )
+        total = chunk_store.count()
+    print_ingest(summary, time.perf_counter() - started, total, path)
+
+
+def print_ingest(summary: IngestSummary, seconds: float, total: int, path: Path) -> None:
+    """Print what an ingestion did: outcomes per scope, skipped rows and why, speed."""
+    table = Table(title=f"Ingested {summary.source} as {summary.org} into {path} ({seconds:.1f} s)")
+    for column in ("scope", "read", "new", "changed", "unchanged", "removed", "skipped"):
+        table.add_column(column, justify="right" if column != "scope" else "left")
+    for scope, outcomes in summary.outcomes.items():
+        table_name = "discharge" if scope == "note" else scope
+        skipped = sum(n for (name, _), n in summary.report.skipped.items() if name == table_name)
+        table.add_row(
+            scope,
+            f"{summary.report.read[table_name]:,}",
+            *(f"{outcomes.get(k, 0):,}" for k in ("new", "changed", "unchanged", "removed")),
+            f"{skipped:,}",
+        )
+    console.print(table)
+    note_seconds = summary.seconds.get("notes", 0.0)
+    if summary.notes and note_seconds:
+        console.print(
+            f"notes: {summary.notes:,} in {note_seconds:.1f} s ({summary.notes / note_seconds:,.0f}/s); "
+            f"chunks in store: {total:,}"
+        )
+    for (table_name, reason), count in sorted(summary.report.skipped.items()):
+        errors.print(f"[yellow]skipped {count:,} row(s) of {table_name}: {reason}[/yellow]")
+    for problem in summary.report.problems[:20]:
+        errors.print(f"  {problem}")
+
+
+@app.command("demo")
+def demo_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the demo cohort and node stores.")] = Path(
+        "data/demo"
+    ),
+    patients: Annotated[int, typer.Option(help="Patients in the demo cohort.")] = 300,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
+    config: ConfigOption = None,
+) -> None:
+    """Build the three-hospital demo: generate the cohort, ingest each hospital, print a summary.
+
+    Later versions also start the hospital nodes, identity providers and web app.
+    """
+    loaded = _settings(config)
+    with _progress("building demo", None) as advance:
+        demo = build_demo(out, patients, seed, loaded.settings, on_progress=advance)
+    table = Table(title=f"Demo federation in {out} ({patients} synthetic patients)")
+    for column in ("hospital", "department", "kind", "chunks", "patients"):
+        table.add_column(column, justify="right" if column in ("chunks", "patients") else "left")
+    for org, rows in demo.breakdown.items():
+        for _, dept, kind, chunks, people in rows:
+            table.add_row(org, dept, kind, f"{chunks:,}", f"{people:,}")
+    console.print(table)
+    for org, path in demo.stores.items():
+        console.print(f"Hospital {org}: chunk store {path}")
+    console.print(f"Gold facts: {demo.gold_facts}")
+
+
+def main() -> None:
+    """Entry point of the ``clinrag`` console script: errors become one clear line and an exit code."""
+    try:
+        app()
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}")
+        sys.exit(exc.exit_code)

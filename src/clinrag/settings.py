@@ -1,0 +1,208 @@
+"""One `Settings` object, passed explicitly. Values come from, in rising priority: defaults, ``clinrag.toml``,
+``CLINRAG_*`` environment variables (nested with ``__``, e.g. ``CLINRAG_INGEST__CHUNK_MAX_CHARS=600``), and
+overrides given by the caller (the CLI's options). `load_settings` also says where every value came from.
+
+Example:
+    >>> loaded = load_settings(config_file=None, overrides={"ingest": {"chunk_max_chars": 600}}, environ={})
+    >>> loaded.settings.ingest.chunk_max_chars, loaded.sources["ingest.chunk_max_chars"]
+    (600, 'override')
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+
+from clinrag.errors import ConfigError
+
+CONFIG_ENV = "CLINRAG_CONFIG"
+DEFAULT_CONFIG_NAME = "clinrag.toml"
+
+
+class Group(BaseModel):
+    """Base of a settings group: unknown keys are errors, so typos in clinrag.toml are caught."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PathSettings(Group):
+    """Where clinrag keeps its data and caches."""
+
+    data_dir: Path = Field(Path("data"), description="Root folder for chunk stores, indexes and generated cohorts.")
+    cache_dir: Path = Field(
+        Path.home() / ".cache" / "clinrag", description="Cache for assembled model files and other derived artefacts."
+    )
+
+
+class SynthSettings(Group):
+    """The synthetic cohort generator (`clinrag synth`)."""
+
+    patients: int = Field(300, ge=10, le=100_000, description="Number of patients to generate.")
+    seed: int = Field(42, description="Random seed; the same seed gives byte-identical files.")
+    workers: int = Field(0, ge=0, le=64, description="Worker processes for generation (0: one per CPU core).")
+    start_year: int = Field(2012, ge=1900, le=2100, description="Earliest admission year.")
+    end_year: int = Field(2024, ge=1900, le=2100, description="Latest admission year.")
+
+
+class IngestSettings(Group):
+    """Turning MIMIC-IV files into chunks (`clinrag ingest`)."""
+
+    chunk_max_chars: int = Field(
+        800, ge=100, le=20_000, description="Longest chunk body in characters; sentences are never split below it."
+    )
+    name_prefix_notes: bool = Field(
+        True, description="Index note chunks with the prefix 'For patient with name of NAME: ' when a name is known."
+    )
+    name_prefix_rows: bool = Field(False, description="Index structured-row chunks with the same name prefix.")
+    name_prefix_template: str = Field(
+        "For patient with name of {name}: ", description="The prefix; {name} is the patient's full name."
+    )
+    tables: tuple[str, ...] = Field(
+        ("admissions", "diagnoses_icd", "procedures_icd", "prescriptions"),
+        description="Structured tables that become one chunk per row.",
+    )
+    batch_size: int = Field(
+        500, ge=1, le=100_000, description="Sources written per transaction (smaller: less work lost on a crash)."
+    )
+
+
+class Settings(BaseSettings):
+    """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
+
+    model_config = SettingsConfigDict(env_prefix="CLINRAG_", env_nested_delimiter="__", extra="forbid", frozen=True)
+
+    paths: PathSettings = Field(default_factory=PathSettings, description="Folders.")
+    synth: SynthSettings = Field(default_factory=SynthSettings, description="Synthetic cohort.")
+    ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion and chunking.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Layering (file, environment, overrides) is done by load_settings, which also records provenance.
+        return (init_settings,)
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """Settings together with the source of every value ("default", a file path, an env variable, "override")."""
+
+    settings: Settings
+    sources: dict[str, str]
+    config_file: Path | None
+
+
+def find_config_file(explicit: Path | None, environ: Mapping[str, str]) -> Path | None:
+    """The TOML file to read: the explicit path, else ``$CLINRAG_CONFIG``, else ``./clinrag.toml`` if present."""
+    if explicit is not None:
+        return explicit
+    if environ.get(CONFIG_ENV):
+        return Path(environ[CONFIG_ENV])
+    local = Path(DEFAULT_CONFIG_NAME)
+    return local if local.is_file() else None
+
+
+def load_settings(
+    config_file: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedSettings:
+    """Read the file, environment and overrides; validate; say where each value came from.
+
+    Raises `ConfigError` naming the file or variable when a value is invalid.
+    """
+    env = dict(os.environ if environ is None else environ)
+    path = find_config_file(config_file, env)
+    from_file = _read_toml(path) if path is not None else {}
+    from_env = _read_env(env)
+    layers: list[tuple[str, Mapping[str, Any]]] = [
+        (str(path), from_file),
+        ("env", from_env),
+        ("override", overrides or {}),
+    ]
+    merged: dict[str, Any] = {}
+    for _, layer in layers:
+        merged = _deep_merge(merged, layer)
+    try:
+        settings = Settings(**merged)
+    except ValidationError as exc:
+        where = ", ".join(_describe_error(err, path) for err in exc.errors())
+        raise ConfigError(f"invalid settings: {where}") from None
+    sources = {key: "default" for key, _ in iter_settings(settings)}
+    for name, layer in layers:
+        for key, _ in _flatten(layer):
+            sources[key] = _env_name(key) if name == "env" else name
+    return LoadedSettings(settings=settings, sources=sources, config_file=path)
+
+
+def iter_settings(settings: Settings) -> Iterator[tuple[str, Any]]:
+    """Every leaf setting as (dotted name, value), in declaration order."""
+    yield from _flatten(settings.model_dump())
+
+
+def describe(dotted: str) -> str:
+    """The description of a dotted setting name, for ``--help`` and ``clinrag settings``."""
+    group_name, _, field_name = dotted.partition(".")
+    group = Settings.model_fields[group_name].annotation
+    if isinstance(group, type) and issubclass(group, BaseModel) and field_name in group.model_fields:
+        return group.model_fields[field_name].description or ""
+    return Settings.model_fields[group_name].description or ""
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: settings file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    source = EnvSettingsSource(Settings, case_sensitive=False)
+    source.env_vars = {key.lower(): value for key, value in environ.items()}
+    try:
+        return source()
+    except Exception as exc:  # pydantic-settings raises SettingsError for undecodable JSON values
+        raise ConfigError(f"invalid CLINRAG_* environment variable: {exc}") from None
+
+
+def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _flatten(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in tree.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            yield from _flatten(value, dotted + ".")
+        else:
+            yield dotted, value
+
+
+def _env_name(dotted: str) -> str:
+    return "env " + "CLINRAG_" + dotted.upper().replace(".", "__")
+
+
+def _describe_error(error: Any, path: Path | None) -> str:
+    dotted = ".".join(str(part) for part in error["loc"])
+    return f"{dotted}: {error['msg']}" + (f" (check {path} and CLINRAG_* variables)" if path else "")

@@ -1,0 +1,205 @@
+"""Frozen records shared by every layer: patients, admissions, coded rows, notes, chunks, hits and actors.
+
+Records are immutable pydantic models. A `Chunk` is content-addressed: its id is a hash of the source it
+came from and the exact text that gets indexed, so it doubles as citation key and de-duplication key.
+
+Example:
+    >>> chunk = Chunk.create(source_id="note:10001-DS-1", text="Aspirin 81 mg daily.", org="A", dept="medicine")
+    >>> chunk.chunk_id == Chunk.create(source_id="note:10001-DS-1", text="Aspirin 81 mg daily.", org="A",
+    ...                                dept="medicine").chunk_id
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Record(BaseModel):
+    """Base of every shared record: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Patient(Record):
+    """A row of MIMIC-IV ``hosp/patients``; ``name`` is the synthetic cohort's extra column (absent in MIMIC)."""
+
+    subject_id: int
+    gender: str
+    anchor_age: int
+    anchor_year: int
+    anchor_year_group: str
+    dod: date | None = None
+    name: str | None = None
+
+
+class Admission(Record):
+    """A row of MIMIC-IV ``hosp/admissions`` (the columns clinrag uses)."""
+
+    subject_id: int
+    hadm_id: int
+    admittime: datetime
+    dischtime: datetime | None = None
+    deathtime: datetime | None = None
+    admission_type: str = ""
+    admission_location: str | None = None
+    discharge_location: str | None = None
+    insurance: str | None = None
+    language: str | None = None
+    marital_status: str | None = None
+    race: str | None = None
+    hospital_expire_flag: int = 0
+
+
+class Diagnosis(Record):
+    """A coded diagnosis (``hosp/diagnoses_icd`` joined with ``d_icd_diagnoses`` for its title)."""
+
+    subject_id: int
+    hadm_id: int
+    seq_num: int
+    icd_code: str
+    icd_version: int
+    long_title: str | None = None
+
+
+class Procedure(Record):
+    """A coded procedure (``hosp/procedures_icd`` joined with ``d_icd_procedures``)."""
+
+    subject_id: int
+    hadm_id: int
+    seq_num: int
+    chartdate: date
+    icd_code: str
+    icd_version: int
+    long_title: str | None = None
+
+
+class Prescription(Record):
+    """A row of ``hosp/prescriptions`` (the columns clinrag uses)."""
+
+    subject_id: int
+    hadm_id: int
+    starttime: datetime | None = None
+    stoptime: datetime | None = None
+    drug_type: str = "MAIN"
+    drug: str
+    prod_strength: str | None = None
+    dose_val_rx: str | None = None
+    dose_unit_rx: str | None = None
+    route: str | None = None
+
+
+class Note(Record):
+    """A row of MIMIC-IV-Note ``note/discharge``: one discharge summary."""
+
+    note_id: str
+    subject_id: int
+    hadm_id: int | None
+    note_type: str = "DS"
+    note_seq: int = 0
+    charttime: datetime | None = None
+    storetime: datetime | None = None
+    text: str
+
+
+class SourceKind(StrEnum):
+    """What a chunk was made from."""
+
+    NOTE = "note"
+    ROW = "row"
+    ABSTRACT = "abstract"
+    CALCULATOR = "calculator"
+
+
+class SectionGroup(StrEnum):
+    """The three parts a discharge summary's sections fall into."""
+
+    CLINICAL_PROFILE = "clinical_profile"
+    IN_HOSPITAL_PROGRESS = "in_hospital_progress"
+    DISCHARGE_PLAN = "discharge_plan"
+    OTHER = "other"
+
+
+def content_id(source_id: str, text: str) -> str:
+    """The content address of ``text`` from ``source_id``: 32 hex characters of SHA-256.
+
+    Example:
+        >>> len(content_id("note:1", "text"))
+        32
+    """
+    digest = hashlib.sha256(source_id.encode() + b"\x1f" + text.encode())
+    return digest.hexdigest()[:32]
+
+
+class Chunk(Record):
+    """A passage ready for indexing, with its provenance.
+
+    ``text`` is the passage itself; ``context`` is an optional prefix that is indexed with it (such as
+    ``For patient with name of Betty Henry: ``). ``indexed_text`` is what embedders and BM25 see, and the
+    ``chunk_id`` is the content address of ``source_id`` plus ``indexed_text``.
+    """
+
+    chunk_id: str
+    source_id: str
+    source_kind: SourceKind
+    text: str
+    context: str = ""
+    position: int = 0
+    org: str
+    dept: str
+    leaf: str = ""
+    subject_id: int | None = None
+    hadm_id: int | None = None
+    note_id: str | None = None
+    note_type: str | None = None
+    table: str | None = None
+    section: str | None = None
+    section_group: SectionGroup | None = None
+    service: str | None = None
+    charttime: datetime | None = None
+    admittime: datetime | None = None
+    dischtime: datetime | None = None
+    patient_name: str | None = None
+
+    @property
+    def indexed_text(self) -> str:
+        """The text embedders and BM25 index: the context prefix followed by the passage."""
+        return self.context + self.text
+
+    @classmethod
+    def create(cls, *, source_id: str, text: str, context: str = "", **fields: object) -> Chunk:
+        """Build a chunk and compute its content-addressed id.
+
+        Example:
+            >>> Chunk.create(source_id="row:admissions:1", text="hadm_id: 1", org="A", dept="admissions",
+            ...              source_kind=SourceKind.ROW).source_kind
+            <SourceKind.ROW: 'row'>
+        """
+        fields.setdefault("source_kind", SourceKind.NOTE)
+        chunk_id = content_id(source_id, context + text)
+        return cls.model_validate(
+            {"chunk_id": chunk_id, "source_id": source_id, "text": text, "context": context} | fields
+        )
+
+
+class Hit(Record):
+    """A chunk returned by a retriever, with its score and rank (1-based) in that result list."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+    scores: dict[str, float] = {}
+
+
+class Actor(Record):
+    """Who is asking: the verified attributes of a signed-in user."""
+
+    subject: str
+    org: str
+    role: str
+    dept: str | None = None
+    affiliations: tuple[str, ...] = ()

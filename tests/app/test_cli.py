@@ -1,0 +1,79 @@
+"""The command line: help that teaches, synth, ingest, settings and demo, and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from clinrag.app.cli import app
+
+runner = CliRunner()
+
+
+def _clinrag(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", "from clinrag.app.cli import main; main()", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False, timeout=300)
+
+
+def test_help_lists_every_command() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("settings", "synth", "ingest", "demo"):
+        assert command in result.output
+
+
+def test_command_help_has_examples() -> None:
+    for command in ("synth", "ingest"):
+        result = runner.invoke(app, [command, "--help"])
+        assert result.exit_code == 0
+        assert f"clinrag {command}" in result.output
+
+
+def test_synth_then_ingest(tmp_path: Path) -> None:
+    out = tmp_path / "cohort"
+    result = runner.invoke(app, ["synth", "--patients", "20", "--seed", "3", "--out", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "20 patients" in result.output
+    assert (out / "hospitals/B/note/discharge.csv").is_file()
+    store = tmp_path / "b.sqlite"
+    result = runner.invoke(app, ["ingest", str(out / "hospitals/B"), "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "as B into" in result.output
+    assert "notes:" in result.output
+
+
+def test_settings_shows_sources(tmp_path: Path) -> None:
+    (tmp_path / "clinrag.toml").write_text("[ingest]\nchunk_max_chars = 640\n")
+    result = _clinrag("settings", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "640" in result.stdout
+    assert "clinrag.toml" in result.stdout
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    result = _clinrag("ingest", str(tmp_path), "--org", "Z", "--store", str(tmp_path / "s.sqlite"))
+    assert result.returncode == 3
+    assert "required table 'patients' not found" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = _clinrag("synth", "--patients", "5", "--out", str(tmp_path / "x"))
+    assert result.returncode == 2
+    assert "synth.patients" in result.stderr
+
+
+def test_ingest_without_org_says_how_to_give_one(tmp_path: Path) -> None:
+    result = _clinrag("ingest", str(tmp_path))
+    assert result.returncode == 2
+    assert "--org" in result.stderr
+
+
+def test_demo_builds_three_hospitals(tmp_path: Path) -> None:
+    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "30")
+    assert result.returncode == 0, result.stderr
+    for org in ("A", "B", "C"):
+        assert (tmp_path / f"demo/nodes/{org}/chunks.sqlite").is_file()
+    assert "neurology" in result.stdout
+    again = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "30")
+    assert again.returncode == 0

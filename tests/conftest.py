@@ -1,0 +1,28 @@
+"""Shared fixtures: one small synthetic cohort per test session (generated, never committed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clinrag.ingest.synthetic.cohort import generate_cohort
+
+COHORT_PATIENTS = 80
+COHORT_SEED = 5
+
+
+@pytest.fixture(scope="session")
+def cohort(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cohort of 80 patients (seed 5) with the case-study split, generated with two workers."""
+    out = tmp_path_factory.mktemp("cohort")
+    generate_cohort(out, patients=COHORT_PATIENTS, seed=COHORT_SEED, workers=2)
+    return out
+
+
+@pytest.fixture(scope="session")
+def gold_facts(cohort: Path) -> list[dict[str, object]]:
+    """The cohort's gold facts."""
+    with (cohort / "gold_facts.jsonl").open() as handle:
+        return [json.loads(line) for line in handle]
