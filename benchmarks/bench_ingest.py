@@ -48,8 +48,9 @@ with ChunkStore.open(pathlib.Path({store!r})) as store:
     summary = ingest_mimic(pathlib.Path({root!r}), store, IngestSettings())
     total = store.count()
 seconds = time.perf_counter() - started
+stages = {{k: round(v, 2) for k, v in summary.seconds.items()}}
 RESULT = {{"seconds": round(seconds, 2), "notes": summary.notes, "chunks_in_store": total,
-          "chunks_written": summary.chunks_written, "stage_seconds": {{k: round(v, 2) for k, v in summary.seconds.items()}},
+          "chunks_written": summary.chunks_written, "stage_seconds": stages,
           "notes_per_second": round(summary.notes / summary.seconds["notes"])}}
 """
 

@@ -46,6 +46,15 @@ class FactSlot:
     label: str = ""
 
 
+def _agree_article(literal: str, following: str) -> str:
+    """Turn "a " before a value spoken with a vowel sound ("8", "11", "18", "80...") into "an "."""
+    if (literal.endswith((" a ", "\na ", " A ", "\nA ")) or literal in ("a ", "A ")) and (
+        following.startswith("8") or following in ("11", "18")
+    ):
+        return literal[:-1] + "n "
+    return literal
+
+
 def hard_wrap(text: str, width: int) -> str:
     """Break lines longer than ``width`` by turning the last space before the limit into a newline.
 
@@ -112,7 +121,8 @@ class NoteBuilder:
         pieces: list[str] = []
         spans: list[tuple[FactSlot, int, int]] = []
         length = 0
-        for literal, field, _, _ in _FORMATTER.parse(template):
+        for parsed_literal, field, _, _ in _FORMATTER.parse(template):
+            literal = _agree_article(parsed_literal, values.get(field, "") if field else "")
             pieces.append(literal)
             length += len(literal)
             if field is None:

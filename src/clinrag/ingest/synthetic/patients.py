@@ -80,6 +80,20 @@ def _plan_storylines(rng: random.Random, first: Storyline, count: int, sex: str,
     return plan
 
 
+_SAME_CONDITION = {"E10": "diabetes", "E11": "diabetes", "I48": "atrial fibrillation"}
+
+
+def _category(code: str) -> str:
+    return _SAME_CONDITION.get(code[:3], code[:3])
+
+
+def _conflicts(comorbidity: Comorbidity, storyline: Storyline) -> bool:
+    """Whether a chronic condition is the same condition the stay itself codes (T2DM in a DKA stay, say)."""
+    stay_codes = [storyline.diagnosis.code, *(d.code for d in storyline.secondary)]
+    stay_codes += [c.diagnosis.code for c in storyline.complications]
+    return _category(comorbidity.diagnosis.code) in {_category(code) for code in stay_codes}
+
+
 def _comorbidities(rng: random.Random, sex: str, age: int) -> list[Comorbidity]:
     scale = 0.5 if age < 45 else 1.0 if age < 70 else 1.3
     return [c for c in COMORBIDITIES if sex in c.sexes and age >= c.min_age and rng.random() < c.prevalence * scale]
@@ -115,7 +129,7 @@ def generate_patient(seed: int, index: int, start_year: int, end_year: int) -> P
             age=stay_age,
             admit=admit,
             discharge=discharge,
-            comorbidities=tuple(comorbidities),
+            comorbidities=tuple(c for c in comorbidities if not _conflicts(c, storyline)),
             history=tuple(history),
             wrap_width=rng.randint(62, 100),
             admission_location=rng.choice(storyline.admission_locations),

@@ -292,10 +292,11 @@ def render_discharge_summary(rng: random.Random, stay: Stay) -> RenderedNote:
 
 
 def _unique(medications: Iterable[Medication]) -> list[Medication]:
-    seen: dict[str, Medication] = {}
+    """One entry per drug (by its first word); a later entry (a dose the stay changed) replaces an earlier one."""
+    merged: dict[str, Medication] = {}
     for medication in medications:
-        seen.setdefault(medication.drug, medication)
-    return list(seen.values())
+        merged[medication.drug.split()[0].lower()] = medication
+    return list(merged.values())
 
 
 def _physical_exam(rng: random.Random, note: NoteBuilder, stay: Stay) -> None:
