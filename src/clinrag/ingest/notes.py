@@ -135,7 +135,7 @@ def _joins(previous: str, following: str) -> bool:
     """Whether a line break between these two lines is a hard wrap inside a sentence."""
     if not previous.strip() or not following.strip():
         return False
-    if _LIST_ITEM.match(following) or _HEADING.match(following) or _TIMED_LINE.match(following):
+    if _LIST_ITEM.match(following) or _TIMED_LINE.match(following) or (":" in following and _HEADING.match(following)):
         return False
     if previous.rstrip().endswith(":"):
         return False
@@ -179,7 +179,7 @@ def split_sections(text: str) -> list[Section]:
     title, heading = "Header", ""
     body: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        match = _HEADING.match(line)
+        match = _HEADING.match(line) if ":" in line else None
         if match:
             sections.append(Section(title, GROUP_OF.get(title, SectionGroup.OTHER), _clean("\n".join(body)), heading))
             title = ALIASES[match.group("name").lower()]

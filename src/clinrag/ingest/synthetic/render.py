@@ -230,8 +230,9 @@ def render_discharge_summary(rng: random.Random, stay: Stay) -> RenderedNote:
         note.raw("CHRONIC ISSUES:\n")
         for comorbidity in stay.comorbidities:
             slot = _diagnosis_slot(rng, comorbidity.diagnosis)
-            drugs = ", ".join(m.drug for m in comorbidity.medications) or "no medications"
-            note.paragraph("# {dx}: stable; continued home " + drugs + ".", values, {"dx": slot}, history=True)
+            drugs = ", ".join(m.drug for m in comorbidity.medications)
+            plan = f"stable; continued home {drugs}." if drugs else "stable, no medications."
+            note.paragraph("# {dx}: " + plan, values, {"dx": slot}, history=True)
 
     home = _unique(m for c in stay.comorbidities for m in c.medications)
     discharge = _unique([*home, *storyline.medications, *(m for c in complications for m in c.medications)])
@@ -281,7 +282,7 @@ def render_discharge_summary(rng: random.Random, stay: Stay) -> RenderedNote:
     note.paragraph(rng.choice(storyline.instructions), values)
     for medication in storyline.medications:
         if medication.purpose:
-            note.paragraph(f"- Please take {medication.drug} {medication.purpose}.", values)
+            note.paragraph(f"- Please take {medication.drug} ({medication.purpose}).", values)
     note.raw("\nWe wish you the best!\nYour ___ Care Team\n")
 
     note.section("Followup Instructions")
