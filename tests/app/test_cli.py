@@ -70,10 +70,41 @@ def test_ingest_without_org_says_how_to_give_one(tmp_path: Path) -> None:
 
 
 def test_demo_builds_three_hospitals(tmp_path: Path) -> None:
-    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "30")
+    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12")
     assert result.returncode == 0, result.stderr
     for org in ("A", "B", "C"):
         assert (tmp_path / f"demo/nodes/{org}/chunks.sqlite").is_file()
     assert "neurology" in result.stdout
-    again = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "30")
+    again = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12")
     assert again.returncode == 0
+
+
+def test_index_build_search_snapshot_restore(tmp_path: Path) -> None:
+    cohort, node = tmp_path / "cohort", tmp_path / "node"
+    assert runner.invoke(app, ["synth", "--patients", "20", "--out", str(cohort), "--workers", "1"]).exit_code == 0
+    result = runner.invoke(app, ["ingest", str(cohort / "hospitals/C"), "--store", str(node / "chunks.sqlite")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["index", "build", str(node)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "neurology" in result.output
+    again = runner.invoke(app, ["index", "build", str(node)], terminal_width=200)
+    assert "neurology" in again.output
+
+    result = runner.invoke(
+        app, ["search", "weakness after a stroke", "--node", str(node), "--k", "3"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 hits" in result.output
+
+    snapshot = tmp_path / "neurology.tar"
+    result = runner.invoke(app, ["index", "snapshot", str(node), "--leaf", "neurology", "--out", str(snapshot)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["index", "restore", str(snapshot), str(tmp_path / "restored"), "--leaf", "neurology"])
+    assert result.exit_code == 0, result.output
+    assert "restored neurology" in result.output
+
+
+def test_search_without_an_index_says_what_to_do(tmp_path: Path) -> None:
+    result = _clinrag("search", "anything", "--node", str(tmp_path))
+    assert result.returncode == 4
+    assert "clinrag index build" in result.stderr

@@ -138,7 +138,8 @@ def test_interrupted_ingestion_resumes_to_the_same_chunks(hospital_a: Path, tmp_
         "--store",
         str(crashed),
     ]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "ingest.log"
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
     deadline = time.monotonic() + 60
     killed_midway = False
     while time.monotonic() < deadline and process.poll() is None:
@@ -154,7 +155,7 @@ def test_interrupted_ingestion_resumes_to_the_same_chunks(hospital_a: Path, tmp_
                 break
         time.sleep(0.005)
     process.wait(timeout=30)
-    assert killed_midway, "the ingestion finished before it could be killed; use a bigger cohort"
+    assert killed_midway, f"ingestion ended (exit {process.returncode}) before the kill: {log.read_text()[-500:]}"
     with ChunkStore.open(crashed) as store:
         partial = store.chunk_ids()
     assert partial

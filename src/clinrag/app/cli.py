@@ -13,23 +13,22 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
+from clinrag.app.index_cli import index_app
+from clinrag.app.search_cli import search_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.source import load_source_config
 from clinrag.ingest.synthetic.cohort import CohortSummary, generate_cohort
-from clinrag.settings import LoadedSettings, describe, iter_settings, load_settings
+from clinrag.settings import describe, iter_settings
 
 app = typer.Typer(
     name="clinrag",
@@ -38,32 +37,6 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Settings file (default: $CLINRAG_CONFIG, else ./clinrag.toml if present)."),
-]
-
-
-def _settings(config: Path | None, overrides: dict[str, Any] | None = None) -> LoadedSettings:
-    return load_settings(config_file=config, overrides=overrides)
-
-
-@contextmanager
-def _progress(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-        disable=not errors.is_terminal,
-    ) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda done: progress.update(task, completed=done)
 
 
 @app.command("settings")
@@ -73,7 +46,7 @@ def settings_command(config: ConfigOption = None) -> None:
     Values come from defaults, then clinrag.toml, then CLINRAG_* variables (nested with __, e.g.
     CLINRAG_INGEST__CHUNK_MAX_CHARS=600), then command-line options.
     """
-    loaded = _settings(config)
+    loaded = settings_for(config)
     table = Table(title=f"clinrag settings (file: {loaded.config_file or 'none'})")
     for column in ("setting", "value", "source", "meaning"):
         table.add_column(column, overflow="fold")
@@ -98,10 +71,9 @@ def synth_command(
 
     Example: clinrag synth --patients 1000 --seed 7 --out data/cohort
     """
-    given = {"patients": patients, "seed": seed, "workers": workers}
-    synth = _settings(config, {"synth": {k: v for k, v in given.items() if v is not None}}).settings.synth
+    synth = settings_for(config, {"synth": {"patients": patients, "seed": seed, "workers": workers}}).settings.synth
     started = time.perf_counter()
-    with _progress("generating patients", synth.patients) as advance:
+    with progress("generating patients", synth.patients) as advance:
         summary = generate_cohort(
             out,
             synth.patients,
@@ -145,12 +117,11 @@ def ingest_command(
 
     Example: clinrag ingest data/cohort/hospitals/A
     """
-    overrides = {"ingest": {"chunk_max_chars": chunk_max_chars}} if chunk_max_chars else {}
-    loaded = _settings(config, overrides)
+    loaded = settings_for(config, {"ingest": {"chunk_max_chars": chunk_max_chars}})
     chosen = load_source_config(source, org)
     path = store or loaded.settings.paths.data_dir / chosen.org / "chunks.sqlite"
     started = time.perf_counter()
-    with ChunkStore.open(path) as chunk_store, _progress(f"ingesting {chosen.org}", None) as advance:
+    with ChunkStore.open(path) as chunk_store, progress(f"ingesting {chosen.org}", None) as advance:
         summary = ingest_mimic(
             source, chunk_store, loaded.settings.ingest, chosen.org, on_progress=lambda stage, done: advance(done)
         )
@@ -194,12 +165,12 @@ def demo_command(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
     config: ConfigOption = None,
 ) -> None:
-    """Build the three-hospital demo: generate the cohort, ingest each hospital, print a summary.
+    """Build the three-hospital demo: generate the cohort, ingest and index each hospital, print a summary.
 
     Later versions also start the hospital nodes, identity providers and web app.
     """
-    loaded = _settings(config)
-    with _progress("building demo", None) as advance:
+    loaded = settings_for(config)
+    with progress("building demo", None) as advance:
         demo = build_demo(out, patients, seed, loaded.settings, on_progress=advance)
     table = Table(title=f"Demo federation in {out} ({patients} synthetic patients)")
     for column in ("hospital", "department", "kind", "chunks", "patients"):
@@ -209,8 +180,18 @@ def demo_command(
             table.add_row(org, dept, kind, f"{chunks:,}", f"{people:,}")
     console.print(table)
     for org, path in demo.stores.items():
-        console.print(f"Hospital {org}: chunk store {path}")
+        indexed = demo.indexes[org]
+        added = sum(leaf.added for leaf in indexed.leaves.values())
+        console.print(
+            f"Hospital {org}: chunk store {path}; {len(indexed.leaves)} leaf indexes "
+            f"({indexed.embedder_id}, {added:,} chunks newly embedded)"
+        )
+    console.print(f'Try: clinrag search "What was the patient discharged on?" --node {out}/nodes/A')
     console.print(f"Gold facts: {demo.gold_facts}")
+
+
+app.add_typer(index_app, name="index")
+app.command("search")(search_command)
 
 
 def main() -> None:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clinrag.index.embed import embedder_from
+from clinrag.index.indexer import IndexSummary, build_indexes
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
@@ -33,6 +35,7 @@ class DemoBuild:
     gold_facts: Path
     stores: dict[str, Path] = field(default_factory=dict)
     ingests: dict[str, IngestSummary] = field(default_factory=dict)
+    indexes: dict[str, IndexSummary] = field(default_factory=dict)
     breakdown: dict[str, list[tuple[str, str, str, int, int]]] = field(default_factory=dict)
 
 
@@ -51,7 +54,8 @@ def build_demo(
     settings: Settings,
     on_progress: Callable[[int], None] | None = None,
 ) -> DemoBuild:
-    """Generate (or reuse) the cohort under ``out/cohort`` and ingest each hospital into ``out/nodes/ORG``."""
+    """Generate (or reuse) the cohort under ``out/cohort``, ingest each hospital into ``out/nodes/ORG`` and index
+    every department there (``out/nodes/ORG/index/DEPT``)."""
     cohort = out / "cohort"
     if not _cohort_matches(cohort, patients, seed):
         generate_cohort(
@@ -64,6 +68,7 @@ def build_demo(
             on_progress=on_progress,
         )
     build = DemoBuild(cohort=cohort, gold_facts=cohort / "gold_facts.jsonl")
+    embedder = embedder_from(settings.index)
     for org in CASE_STUDY:
         path = out / "nodes" / org / "chunks.sqlite"
         with ChunkStore.open(path) as store:
@@ -75,5 +80,6 @@ def build_demo(
                 on_progress=lambda _stage, done: on_progress and on_progress(done),
             )
             build.breakdown[org] = store.breakdown()
+            build.indexes[org] = build_indexes(store, path.parent / "index", embedder)
         build.stores[org] = path
     return build

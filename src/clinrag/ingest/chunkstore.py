@@ -177,14 +177,24 @@ class ChunkStore:
         """The registry: (subject_id, name) of every patient this store knows."""
         yield from self._db.execute("SELECT subject_id, name FROM patients ORDER BY subject_id")
 
+    def admissions(self, subject_id: int) -> list[int]:
+        """The patient's admissions (hadm_id) that have chunks here, oldest first."""
+        rows = self._db.execute(
+            "SELECT json_extract(body, '$.hadm_id') AS hadm, MIN(json_extract(body, '$.admittime')) AS admitted "
+            "FROM chunks WHERE subject_id = ? AND hadm IS NOT NULL GROUP BY hadm ORDER BY admitted, hadm",
+            (subject_id,),
+        )
+        return [int(hadm) for hadm, _ in rows]
+
     def count(self, **where: str | int) -> int:
         """Number of chunks, optionally filtered on org, dept, source_kind or subject_id."""
         clause, values = _where(where)
         return int(self._db.execute(f"SELECT COUNT(*) FROM chunks{clause}", values).fetchone()[0])
 
-    def chunk_ids(self) -> set[str]:
-        """Every chunk id in the store."""
-        return {row[0] for row in self._db.execute("SELECT chunk_id FROM chunks")}
+    def chunk_ids(self, **where: str | int) -> set[str]:
+        """Every chunk id in the store, optionally filtered like `count`."""
+        clause, values = _where(where)
+        return {row[0] for row in self._db.execute(f"SELECT chunk_id FROM chunks{clause}", values)}
 
     def chunks(self, **where: str | int) -> Iterator[Chunk]:
         """Chunks in source order, optionally filtered on org, dept, source_kind or subject_id."""

