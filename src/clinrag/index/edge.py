@@ -44,6 +44,7 @@ from clinrag.index.store import (
     dense_score,
     payload_of,
     point_id,
+    stored_vector,
 )
 from clinrag.types import Chunk, SearchFilters
 
@@ -172,6 +173,7 @@ class EdgeStore:
             chunk=chunk_of(dict(point.payload or {})),
             score=float(point.score),
             dense_score=dense_score(query.dense, cast(list[float], stored) if isinstance(stored, list) else None),
+            vector=stored_vector(cast(list[float], stored) if isinstance(stored, list) else None),
         )
 
     def optimize(self) -> None:

@@ -40,6 +40,7 @@ from clinrag.index.store import (
     dense_score,
     payload_of,
     point_id,
+    stored_vector,
 )
 from clinrag.types import Chunk, SearchFilters
 
@@ -184,6 +185,7 @@ class ServerStore:
                     chunk=chunk_of(dict(point.payload or {})),
                     score=float(point.score),
                     dense_score=dense_score(query.dense, stored if isinstance(stored, list) else None),  # type: ignore[arg-type]
+                    vector=stored_vector(stored if isinstance(stored, list) else None),  # type: ignore[arg-type]
                 )
             )
         return hits

@@ -170,6 +170,7 @@ class StoreHit:
     chunk: Chunk
     score: float
     dense_score: float
+    vector: Vectors | None = None
 
 
 def clean_sparse(terms: dict[int, float]) -> tuple[list[int], list[float]]:
@@ -180,6 +181,11 @@ def clean_sparse(terms: dict[int, float]) -> tuple[list[int], list[float]]:
     """
     kept = [(index, value) for index, value in terms.items() if np.isfinite(value) and value != 0.0]
     return [index for index, _ in kept], [float(value) for _, value in kept]
+
+
+def stored_vector(vector: Sequence[float] | None) -> Vectors | None:
+    """A stored dense vector as a float32 array (None when the store did not return it)."""
+    return None if vector is None else np.asarray(vector, dtype=np.float32)
 
 
 def dense_score(query: Vectors | None, vector: Sequence[float] | None) -> float:

@@ -18,14 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from clinrag.errors import StoreError
 from clinrag.index.edge import EdgeStore
-from clinrag.index.embed import Embedder, OnnxMiniLmEmbedder
+from clinrag.index.embed import Embedder, OnnxMiniLmEmbedder, Vectors
 from clinrag.index.indexer import leaf_folders
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.store import Mode, StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.retrieve.fusion import merge_top_k
+from clinrag.retrieve.fusion import merge_top_k, min_max_normalise, mmr, reciprocal_rank_fusion
 from clinrag.retrieve.patients import PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.settings import RetrieveSettings
@@ -57,6 +59,18 @@ def _without_mentions(question: str, resolution: Resolution | None) -> str:
         text = text[: mention.start] + " " + text[mention.end :]
     text = " ".join(text.replace(" 's ", " ").split())
     return text if text.strip(" ?.!") else question
+
+
+def _diversify(
+    fused: list[tuple[str, float]], found: Mapping[str, StoreHit], query: Vectors, lambda_: float, k: int
+) -> list[tuple[str, float]]:
+    """MMR over the fused candidates, with the fused scores (rescaled to [0, 1]) as relevance."""
+    usable = [(cid, score) for cid, score in fused if found[cid].vector is not None]
+    if not usable:
+        return fused[:k]
+    vectors = np.vstack([found[cid].vector for cid, _ in usable])  # type: ignore[misc]
+    relevance = min_max_normalise([score for _, score in usable])
+    return [usable[index] for index in mmr(query, vectors, relevance, lambda_=lambda_, k=k)]
 
 
 def _intersect(given: tuple[int, ...] | None, named: frozenset[int]) -> tuple[int, ...]:
@@ -158,24 +172,30 @@ class Retriever:
         timings["embed"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        request = StoreQuery(
-            mode=mode or settings.mode,
-            dense=dense,
-            sparse=sparse,
-            filters=scoped,
-            limit=fetch_k if (mode or settings.mode) != "hybrid-mmr" else k,
-            fetch_k=fetch_k,
-            rrf_k=settings.rrf_k,
-            weights=(settings.dense_weight, settings.bm25_weight),
-            mmr_lambda=settings.mmr_lambda,
-        )
+        chosen_mode = mode or settings.mode
         found: dict[str, StoreHit] = {}
-        lists = []
-        for store in self.stores.values():
-            hits = store.query(request)
-            found.update((hit.chunk.chunk_id, hit) for hit in hits)
-            lists.append([(hit.chunk.chunk_id, hit.score) for hit in hits])
-        merged = merge_top_k(lists, len(found))
+
+        def candidates(leaf_mode: Mode) -> list[tuple[str, float]]:
+            """One mode's candidates from every leaf, merged by that mode's own (comparable) score."""
+            request = StoreQuery(mode=leaf_mode, dense=dense, sparse=sparse, filters=scoped, limit=fetch_k)
+            lists = []
+            for store in self.stores.values():
+                hits = store.query(request)
+                for hit in hits:
+                    found.setdefault(hit.chunk.chunk_id, hit)
+                lists.append([(hit.chunk.chunk_id, hit.score) for hit in hits])
+            return merge_top_k(lists, fetch_k)
+
+        if chosen_mode in ("dense", "bm25"):
+            merged = candidates(chosen_mode)
+        else:
+            # RRF scores depend only on ranks within one list, so leaves are never fused separately and then
+            # merged: each retriever's list is merged across leaves first, and fused once.
+            rankings = [[cid for cid, _ in candidates("dense")], [cid for cid, _ in candidates("bm25")]]
+            weights = (settings.dense_weight, settings.bm25_weight)
+            merged = reciprocal_rank_fusion(rankings, weights, k=settings.rrf_k, limit=fetch_k)
+            if chosen_mode == "hybrid-mmr":
+                merged = _diversify(merged, found, dense, settings.mmr_lambda, k)
         timings["search"] = time.perf_counter() - started
 
         threshold = settings.score_threshold
