@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.indexer import build_indexes
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
+from clinrag.settings import IngestSettings
 
 COHORT_PATIENTS = 80
 COHORT_SEED = 5
@@ -26,3 +31,13 @@ def gold_facts(cohort: Path) -> list[dict[str, object]]:
     """The cohort's gold facts."""
     with (cohort / "gold_facts.jsonl").open() as handle:
         return [json.loads(line) for line in handle]
+
+
+@pytest.fixture(scope="session")
+def node_c(cohort: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Hospital C of the session cohort (notes and admission rows), indexed with the default embedder."""
+    folder = tmp_path_factory.mktemp("node-c")
+    with ChunkStore.open(folder / "chunks.sqlite") as chunks:
+        ingest_mimic(cohort / "hospitals/C", chunks, IngestSettings(tables=("admissions",)))
+        build_indexes(chunks, folder / "index", OnnxMiniLmEmbedder(threads=2))
+    return folder

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from clinrag.index.embed import OnnxMiniLmEmbedder
-from clinrag.index.indexer import build_indexes
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
@@ -22,13 +21,9 @@ from clinrag.types import SearchFilters
 
 
 @pytest.fixture(scope="module")
-def node(cohort: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Hospital C of the session cohort (notes and admission rows), indexed with the default embedder."""
-    folder = tmp_path_factory.mktemp("node-c")
-    with ChunkStore.open(folder / "chunks.sqlite") as chunks:
-        ingest_mimic(cohort / "hospitals/C", chunks, IngestSettings(tables=("admissions",)))
-        build_indexes(chunks, folder / "index", OnnxMiniLmEmbedder(threads=2))
-    return folder
+def node(node_c: Path) -> Path:
+    """Hospital C, indexed (the session fixture)."""
+    return node_c
 
 
 @pytest.fixture
@@ -149,3 +144,24 @@ def test_registry_of_the_node_is_its_own(node: Path, cohort: Path) -> None:
     with ChunkStore.open(node / "chunks.sqlite") as chunks:
         registry = PatientRegistry(chunks.patients())
     assert len(registry) == len(_names(cohort / "hospitals/C"))
+
+
+def test_the_asked_about_section_rises_without_excluding_others(node: Path, cohort: Path) -> None:
+    name, _ = _unique_name(cohort, "C")
+    question = f"What was {name} taking before being admitted?"
+    ranks: dict[float, list[str | None]] = {}
+    for weight in (0.0, 1.0):
+        opened = Retriever.open(node, RetrieveSettings(k=10, section_weight=weight))
+        try:
+            ranks[weight] = [hit.chunk.section for hit in opened.retrieve(question).hits]
+        finally:
+            opened.close()
+    assert "Medications on Admission" in ranks[1.0][:3]
+    assert ranks[1.0].index("Medications on Admission") <= ranks[0.0].index("Medications on Admission")
+    assert len(set(ranks[1.0])) > 1  # a preference, not a filter
+
+
+def test_an_explicit_section_filter_beats_the_wording(retriever: Retriever) -> None:
+    result = retriever.retrieve("Who was sent home on aspirin?", SearchFilters(sections=("Brief Hospital Course",)))
+    assert result.hits
+    assert {hit.chunk.section for hit in result.hits} == {"Brief Hospital Course"}

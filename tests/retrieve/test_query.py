@@ -339,3 +339,40 @@ def test_understand_never_raises_and_keeps_every_token_in_order(text: str) -> No
 @given(text=ANY_TEXT, today=st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 30)))
 def test_parse_date_range_never_raises_for_any_today(text: str, today: date) -> None:
     parse_date_range(text, today)
+
+
+# --- lay words and spelled-out terms (BM25 only) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "added"),
+    [
+        ("Which drugs was she sent home with?", ("medications", "discharge")),
+        ("Who underwent a lap appy?", ("appendectomy", "laparoscopic")),
+        ("Does he smoke?", ("tobacco smoker",)),
+    ],
+)
+def test_lay_words_add_the_clinical_words(question: str, added: tuple[str, ...]) -> None:
+    found = understand(question)
+    assert found.text == question
+    assert found.lexical_text.startswith(question)
+    for words in added:
+        assert words in found.lexical_text
+
+
+def test_spelled_out_terms_add_their_abbreviation_once() -> None:
+    found = understand("History of coronary artery disease and Coronary Artery Disease?")
+    assert found.lexical_text.endswith(" CAD")
+    assert found.lexical_text.count("CAD") == 1
+    assert ("coronary artery disease", "CAD") in found.expansions
+
+
+def test_abbreviations_that_are_english_words_are_not_added() -> None:
+    found = understand("Which patients were admitted as emergencies?")
+    assert " AS" not in found.lexical_text
+
+
+def test_the_dense_text_is_never_changed() -> None:
+    question = "SOB since 2019, lap chole, coronary artery disease"
+    assert understand(question).text == question
+    assert understand(question, expand_abbreviations=False).lexical_text == question

@@ -45,6 +45,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
+from clinrag.evaluate.threshold import OFF_TOPIC_QUESTIONS, ThresholdCalibration, calibrate_threshold
 from clinrag.index.embed import Embedder
 from clinrag.index.indexer import build_indexes
 from clinrag.index.store import Mode
@@ -813,6 +814,7 @@ class QuestionRun:
     subjects: tuple[int | None, ...]
     seconds: float
     no_such_patient: bool = False
+    dense_scores: tuple[float, ...] = ()
 
 
 def run_questions(retriever: Retriever, questions: Sequence[Question], k: int = K) -> list[QuestionRun]:
@@ -829,6 +831,7 @@ def run_questions(retriever: Retriever, questions: Sequence[Question], k: int = 
                 tuple(hit.chunk.subject_id for hit in retrieval.hits),
                 seconds,
                 retrieval.no_such_patient,
+                tuple(hit.scores["dense"] for hit in retrieval.hits),
             )
         )
     return runs
@@ -977,6 +980,7 @@ class RetrievalReport:
     questions: list[Question]
     nodes: list[NodeBuild] = field(default_factory=list)
     results: list[ConfigurationResult] = field(default_factory=list)
+    calibration: ThresholdCalibration | None = None
 
     def to_json(self) -> dict[str, object]:
         """The full table, question counts, a few sample questions per kind, target checks and the markdown."""
@@ -1003,6 +1007,11 @@ class RetrievalReport:
             ],
             "results": [result.to_json() for result in self.results],
             "targets": [vars(check) for check in check_targets(self.results)],
+            "threshold_calibration": (
+                None
+                if self.calibration is None
+                else {name: round(v, 4) if isinstance(v, float) else v for name, v in vars(self.calibration).items()}
+            ),
             "markdown": self.markdown(),
         }
 
@@ -1068,12 +1077,35 @@ def evaluate_retrieval(
     report = RetrievalReport(list(questions), list(nodes.values()))
     for config in configurations:
         say(f"running {config.label} ({len(report.questions)} questions)")
-        settings = RetrieveSettings(mode=config.mode, resolve_patients=config.resolve_patients, k=k)
+        settings = RetrieveSettings(
+            mode=config.mode, resolve_patients=config.resolve_patients, k=k, score_threshold=None
+        )
         retriever = Retriever.open(nodes[config.name_prefix].folder, settings, embedder)
         try:
             runs = run_questions(retriever, report.questions, k)
+            qrels = lookups[config.name_prefix].qrels(report.questions)
+            if config == CALIBRATION_CONFIGURATION:
+                say(f"calibrating the threshold on {config.label}")
+                off_topic = [
+                    hit.scores["dense"] for text in OFF_TOPIC_QUESTIONS for hit in retriever.retrieve(text, k=k).hits
+                ]
+                report.calibration = _calibrate(runs, qrels, off_topic)
         finally:
             retriever.close()
-        qrels = lookups[config.name_prefix].qrels(report.questions)
         report.results.append(score_runs(config, report.questions, runs, qrels))
     return report
+
+
+CALIBRATION_CONFIGURATION: Final = Configuration("hybrid", name_prefix=True, resolve_patients=True)
+"""The default setup, whose dense cosines calibrate the relevance threshold."""
+
+
+def _calibrate(
+    runs: Sequence[QuestionRun], qrels: Mapping[str, Set[str]], off_topic: Sequence[float]
+) -> ThresholdCalibration:
+    relevant: list[float] = []
+    irrelevant: list[float] = []
+    for run in runs:
+        for chunk_id, cosine in zip(run.ranked, run.dense_scores, strict=True):
+            (relevant if chunk_id in qrels[run.qid] else irrelevant).append(cosine)
+    return calibrate_threshold(relevant, irrelevant, off_topic)

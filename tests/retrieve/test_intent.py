@@ -1,0 +1,69 @@
+"""Section intent: which sections a question asks about, for phrasings the retrieval benchmark does not use."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from clinrag.ingest.notes import CANONICAL
+from clinrag.retrieve import intent
+from clinrag.retrieve.intent import SECTION_CUES, section_intent
+from clinrag.retrieve.query import understand
+
+
+def test_docstring_examples_run() -> None:
+    outcome = doctest.testmod(intent)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What antibiotics did she go home on?", ("Discharge Medications",)),
+        ("List his discharge meds", ("Discharge Medications",)),
+        ("What was he on at home before admission?", ("Medications on Admission",)),
+        ("Which home medications does the patient take?", ("Medications on Admission",)),
+        ("Any adverse reactions to penicillin?", ("Allergies",)),
+        ("Is she intolerant of statins?", ("Allergies",)),
+        ("What was the final diagnosis?", ("Discharge Diagnosis",)),
+        ("Did she need an operation?", ("Major Surgical or Invasive Procedure", "Brief Hospital Course")),
+        ("Is he a smoker?", ("Social History",)),
+        ("Does he live alone?", ("Social History",)),
+        ("What did the CT show?", ("Pertinent Results",)),
+        ("What brought her to the hospital?", ("Chief Complaint", "History of Present Illness")),
+        ("Does diabetes run in the family?", ("Family History",)),
+        ("When is her follow-up appointment?", ("Followup Instructions",)),
+        ("Where was he discharged to?", ("Discharge Disposition",)),
+        ("Summarise the note", ()),
+        ("Who is Betty Henry?", ()),
+    ],
+)
+def test_everyday_phrasings_find_their_section(question: str, expected: tuple[str, ...]) -> None:
+    assert section_intent(question) == expected
+
+
+def test_a_question_about_two_things_prefers_both_sections() -> None:
+    found = section_intent("Which patients with a history of heart failure were discharged on furosemide?")
+    assert set(found) == {"Past Medical History", "Discharge Medications"}
+
+
+def test_every_cue_names_known_sections_and_compiles() -> None:
+    for pattern, sections in SECTION_CUES:
+        assert sections, pattern
+        assert set(sections) <= set(CANONICAL), sections
+
+
+def test_understand_carries_the_sections() -> None:
+    assert understand("What was he sent home with?").sections == ("Discharge Medications",)
+    assert understand("hello").sections == ()
+
+
+@given(st.text(max_size=200))
+def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
+    found = section_intent(text)
+    assert len(found) == len(set(found))
+    assert set(found) <= set(CANONICAL)
