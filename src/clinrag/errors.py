@@ -59,3 +59,9 @@ class MissingDependencyError(ClinragError):
         self.feature = feature
         self.extra = extra
         super().__init__(f"{feature} needs an optional dependency: pip install 'clinrag[{extra}]'")
+
+
+class GenerationError(ClinragError):
+    """A model refused or failed a request (for example, a prompt longer than the context window)."""
+
+    exit_code = 5

@@ -130,7 +130,15 @@ class AnswerSettings(Group):
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0: deterministic).")
     seed: int = Field(0, description="Sampling seed, for repeatable answers.")
     support_threshold: float = Field(
-        0.5, ge=0, le=1, description="Support score a sentence needs from its cited sources to count as supported."
+        0.4,
+        ge=0,
+        le=1,
+        description="Support a sentence needs from its cited sources; 0.4 is calibrated (docs/answers.md).",
+    )
+    semantic_support: bool = Field(
+        False,
+        description="Also count embedding similarity as support (helps paraphrases; measured to admit more false "
+        "support than it recovers, see docs/answers.md).",
     )
     unsupported: Literal["remove", "mark"] = Field(
         "remove", description="What happens to unsupported sentences: removed, or kept and marked as unsupported."

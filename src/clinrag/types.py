@@ -237,3 +237,60 @@ class Actor(Record):
     role: str
     dept: str | None = None
     affiliations: tuple[str, ...] = ()
+
+
+class Source(Record):
+    """A retrieved chunk as given to an answer generator: its number ``[n]`` (1 = most relevant) and score."""
+
+    number: int
+    chunk: Chunk
+    score: float
+
+
+class AnswerSentence(Record):
+    """One sentence of an answer, the sources it cites, and how well the best cited source supports it (0–1)."""
+
+    text: str
+    citations: tuple[int, ...]
+    support: float
+    supported: bool
+
+
+class Abstention(Record):
+    """Why no answer was given, and where the system looked (organisations or leaves searched, denied, down)."""
+
+    reason: str
+    searched: tuple[str, ...] = ()
+    denied: tuple[str, ...] = ()
+    unreachable: tuple[str, ...] = ()
+
+
+class Answer(Record):
+    """A grounded answer: verified sentences with citations, the sources cited and merely retrieved, a support
+    score (share of sentences supported) and what verification removed. ``abstention`` is set when the system
+    declined to answer; ``text`` then says so in plain words.
+
+    Example:
+        >>> declined = Abstention(reason="no evidence")
+        >>> Answer(question="q", text="No.", generator="extractive", abstention=declined).abstained
+        True
+    """
+
+    question: str
+    text: str
+    generator: str
+    sentences: tuple[AnswerSentence, ...] = ()
+    sources: tuple[Source, ...] = ()
+    cited: tuple[int, ...] = ()
+    support: float = 0.0
+    valid_citations: int = 0
+    invalid_citations: int = 0
+    unsupported_sentences: int = 0
+    quarantined_spans: int = 0
+    abstention: Abstention | None = None
+    timings: dict[str, float] = {}
+
+    @property
+    def abstained(self) -> bool:
+        """True when the system declined to answer."""
+        return self.abstention is not None

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from clinrag.app.ask_cli import ask_command
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
 from clinrag.app.index_cli import index_app
@@ -187,11 +188,13 @@ def demo_command(
             f"({indexed.embedder_id}, {added:,} chunks newly embedded)"
         )
     console.print(f'Try: clinrag search "What was the patient discharged on?" --node {out}/nodes/A')
+    console.print(f'     clinrag ask "Which patients have a history of severe aortic stenosis?" --node {out}/nodes/B')
     console.print(f"Gold facts: {demo.gold_facts}")
 
 
 app.add_typer(index_app, name="index")
 app.command("search")(search_command)
+app.command("ask")(ask_command)
 
 
 def main() -> None:

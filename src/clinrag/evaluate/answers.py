@@ -1,0 +1,150 @@
+"""Answer quality on a node built from the synthetic cohort: answerable questions (from the retrieval
+benchmark), negative rejection (facts no record holds), noise robustness (only related-but-irrelevant hits) and
+patients the node cannot see; figures per generator.
+
+- citation validity: share of the draft's citations that point at a given source;
+- sentence support: mean share of a draft's sentences supported by their cited sources (before removal);
+- answer rate on answerable questions, and gold-source recall (a cited source holds a gold fact);
+- negative rejection: share of unanswerable questions that abstain;
+- latency p50/p95 per question.
+
+Example:
+    >>> questions = rejection_questions(["Ada Stone"], corpus_text="aspirin", seed=0)
+    >>> questions[0].kind, "Ada Stone" in questions[0].text
+    ('negative', True)
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from clinrag.generate.answer import Answerer
+from clinrag.types import Answer
+
+ABSENT_TOPICS: Final[tuple[str, ...]] = (
+    "colonoscopy",
+    "bone marrow biopsy",
+    "genetic testing",
+    "chemotherapy",
+    "hemodialysis",
+    "cochlear implant",
+    "cataract surgery",
+    "liver transplant",
+    "lumbar puncture",
+    "tonsillectomy",
+)
+NEGATIVE_TEMPLATES: Final[tuple[str, ...]] = (
+    "What did {name}'s {topic} show?",
+    "When did {name} have {topic}?",
+    "What were the results of {poss} {topic}?",
+)
+ABSENT_DRUGS: Final[tuple[str, ...]] = (
+    "warfarin",
+    "lithium",
+    "methotrexate",
+    "digoxin",
+    "tacrolimus",
+    "phenytoin",
+    "clozapine",
+    "amiodarone",
+)
+NOISE_TEMPLATES: Final[tuple[str, ...]] = (
+    "What dose of {drug} was {name} discharged on?",
+    "Why was {name} started on {drug}?",
+)
+
+
+@dataclass(frozen=True)
+class AnswerQuestion:
+    """A question for the answer benchmark; ``gold`` are chunk ids that answer it (empty: it should abstain)."""
+
+    kind: str  # answerable, negative, noise, unseen_patient
+    text: str
+    gold: frozenset[str] = frozenset()
+
+
+def _possessive(name: str) -> str:
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def rejection_questions(
+    names: Sequence[str], corpus_text: str, seed: int = 0, per_kind: int = 30
+) -> list[AnswerQuestion]:
+    """Questions about tests and drugs that no record of the node mentions (checked against ``corpus_text``)."""
+    rng = random.Random(seed)
+    lowered = corpus_text.lower()
+    topics = [t for t in ABSENT_TOPICS if not re.search(rf"\b{re.escape(t)}\b", lowered)]
+    drugs = [d for d in ABSENT_DRUGS if not re.search(rf"\b{re.escape(d)}\b", lowered)]
+    questions: list[AnswerQuestion] = []
+    for _ in range(per_kind if topics else 0):
+        name = rng.choice(list(names))
+        template = rng.choice(NEGATIVE_TEMPLATES)
+        text = template.format(name=name, poss=_possessive(name), topic=rng.choice(topics))
+        questions.append(AnswerQuestion("negative", text))
+    for _ in range(per_kind if drugs else 0):
+        name = rng.choice(list(names))
+        text = rng.choice(NOISE_TEMPLATES).format(name=name, drug=rng.choice(drugs))
+        questions.append(AnswerQuestion("noise", text))
+    return questions
+
+
+@dataclass(frozen=True)
+class AnswerRun:
+    """One question's answer and time."""
+
+    question: AnswerQuestion
+    answer: Answer
+    seconds: float
+
+
+def run_answers(answerer: Answerer, questions: Sequence[AnswerQuestion]) -> list[AnswerRun]:
+    """Answer every question, timing each."""
+    runs = []
+    for question in questions:
+        started = time.perf_counter()
+        answer = answerer.answer(question.text)
+        runs.append(AnswerRun(question, answer, time.perf_counter() - started))
+    return runs
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))] if ordered else 0.0
+
+
+def summarise(runs: Sequence[AnswerRun]) -> dict[str, object]:
+    """The figures of a set of runs, per question kind and over all."""
+    out: dict[str, object] = {}
+    for kind in sorted({run.question.kind for run in runs}):
+        chosen = [run for run in runs if run.question.kind == kind]
+        answered = [run for run in chosen if not run.answer.abstained]
+        valid = sum(run.answer.valid_citations for run in answered)
+        invalid = sum(run.answer.invalid_citations for run in answered)
+        figures: dict[str, object] = {
+            "questions": len(chosen),
+            "abstained": round(1 - len(answered) / len(chosen), 4),
+            "citation_validity": round(valid / (valid + invalid), 4) if valid + invalid else None,
+            "sentence_support": (
+                round(statistics.fmean(run.answer.support for run in answered), 4) if answered else None
+            ),
+            "unsupported_sentences_removed": sum(run.answer.unsupported_sentences for run in answered),
+            "latency_s": {
+                "p50": round(statistics.median(run.seconds for run in chosen), 3),
+                "p95": round(_percentile([run.seconds for run in chosen], 0.95), 3),
+            },
+        }
+        gold = [run for run in chosen if run.question.gold]
+        if gold:
+            found = sum(
+                bool({run.answer.sources[n - 1].chunk.chunk_id for n in run.answer.cited} & run.question.gold)
+                for run in gold
+            )
+            figures["cites_gold"] = round(found / len(gold), 4)
+        out[kind] = figures
+    return out

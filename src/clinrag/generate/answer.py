@@ -1,0 +1,206 @@
+"""From a question to a verified answer or an abstention.
+
+1. The question is cleaned of invisible characters, prompt markup and appended instructions, then retrieved
+   with the asker's filters.
+2. No hit above the relevance threshold (or a named patient unknown here) → abstain, without calling a model.
+3. Sources are numbered by relevance and sanitised (instruction-like sentences quarantined).
+4. The extractive answerer quotes them, or a generator writes from a prompt fitted to its context window: the
+   lowest-ranked sources are dropped first, whole.
+5. Every sentence is verified against the sources it cites (provenance line included, so a claim about the
+   wrong patient fails); unsupported sentences are removed or marked; nothing supported → abstain.
+
+Example:
+    >>> answerer = Answerer(Retriever.open(Path("data/demo/nodes/A")), AnswerSettings())  # doctest: +SKIP
+    >>> print(answerer.answer("What was Betty Henry discharged on?").text)  # doctest: +SKIP
+    Patient 10000032: Discharge Medications: 1. Aspirin 81 mg PO DAILY … [1]
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from clinrag.generate.citations import verify
+from clinrag.generate.extractive import extract_answer
+from clinrag.generate.llm import Generator
+from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
+from clinrag.generate.sanitize import sanitize_question, sanitize_source
+from clinrag.index.embed import Embedder
+from clinrag.retrieve.hybrid import Retrieval
+from clinrag.settings import AnswerSettings
+from clinrag.types import Abstention, Answer, AnswerSentence, SearchFilters, Source
+
+PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
+_DECLINES = re.compile(
+    r"not enough information|insufficient (?:information|evidence)|cannot (?:be )?(?:answer|determine)"
+    r"|(?:do|does) not (?:contain|mention|provide|include) (?:the |any |enough )?(?:answer|information)",
+    re.IGNORECASE,
+)
+
+
+class Searcher(Protocol):
+    """Anything that retrieves for a question: a node's retriever, or later the federation root."""
+
+    def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
+        """Ranked, access-checked hits for ``question``."""
+        ...
+
+
+class Answerer:
+    """Answers questions from a searcher's hits with the configured generator (None: extractive)."""
+
+    def __init__(
+        self,
+        searcher: Searcher,
+        settings: AnswerSettings,
+        generator: Generator | None = None,
+        embedder: Embedder | None = None,
+        searched: Sequence[str] = (),
+    ) -> None:
+        self.searcher = searcher
+        self.settings = settings
+        self.generator = generator
+        self.embedder = embedder
+        self.searched = tuple(searched)
+
+    @property
+    def generator_id(self) -> str:
+        """``extractive`` or the generator's id."""
+        return "extractive" if self.generator is None else self.generator.id
+
+    def answer(
+        self, question: str, filters: SearchFilters | None = None, on_token: Callable[[str], None] | None = None
+    ) -> Answer:
+        """A verified answer, or an abstention saying why; ``on_token`` receives generated text as it streams."""
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        asked = sanitize_question(question)
+        cleaned = asked.text
+        if not cleaned.strip(" ?.!"):
+            reason = "The question holds no clinical request once instructions to the system are set aside."
+            return self._abstain(question, reason, timings, quarantined=asked.quarantined)
+        retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)
+        timings["retrieve"] = time.perf_counter() - started
+        if retrieval.no_such_patient:
+            return self._abstain(question, "No patient by that name is in the records you can access.", timings)
+        if not retrieval.hits:
+            reason = "No accessible record matches the question above the relevance threshold."
+            return self._abstain(question, reason, timings)
+
+        sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(retrieval.hits, 1))
+        cleaned_texts = {source.number: sanitize_source(source.chunk.text) for source in sources}
+        quarantined = asked.quarantined + sum(found.quarantined for found in cleaned_texts.values())
+        texts = {number: found.text for number, found in cleaned_texts.items() if found.text}
+
+        started = time.perf_counter()
+        names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
+        draft = self._draft(cleaned, sources, texts, on_token, names)
+        timings["generate"] = time.perf_counter() - started
+        if not draft.strip() or _DECLINES.search(draft):
+            reason = "The accessible records do not answer the question."
+            return self._abstain(question, reason, timings, sources, quarantined)
+
+        started = time.perf_counter()
+        headers = {n: provenance(sources[n - 1].chunk) for n in texts}
+        semantic = self.embedder if self.settings.semantic_support else None
+        checked = verify(draft, texts, self.settings.support_threshold, semantic, headers)
+        timings["verify"] = time.perf_counter() - started
+        kept = self._kept(checked.sentences)
+        if not any(sentence.supported for sentence in kept):
+            reason = "No sentence of the draft answer was supported by the sources it cited."
+            return self._abstain(question, reason, timings, sources, quarantined)
+        supported = [s for s in checked.sentences if s.supported]
+        return Answer(
+            question=question,
+            text=self._text(kept),
+            generator=self.generator_id,
+            sentences=tuple(kept),
+            sources=sources,
+            cited=tuple(sorted({n for s in supported for n in s.citations})),
+            support=round(len(supported) / len(checked.sentences), 4),
+            valid_citations=sum(len(s.citations) for s in checked.sentences),
+            invalid_citations=checked.invalid_citations,
+            unsupported_sentences=len(checked.sentences) - len(supported),
+            quarantined_spans=quarantined,
+            timings=timings,
+        )
+
+    def _draft(
+        self,
+        question: str,
+        sources: Sequence[Source],
+        texts: dict[int, str],
+        on_token: Callable[[str], None] | None,
+        names: Sequence[str] = (),
+    ) -> str:
+        given = [source for source in sources if source.number in texts]
+        if self.generator is None:
+            draft = extract_answer(question, given, names=names)
+            if on_token is not None and draft:
+                on_token(draft)
+            return draft
+        messages = self._fitted_messages(question, given, texts)
+        if on_token is None:
+            return self.generator.complete(messages, self.settings.max_tokens, self.settings.temperature)
+        pieces: list[str] = []
+        for piece in self.generator.stream(messages, self.settings.max_tokens, self.settings.temperature):
+            pieces.append(piece)
+            on_token(piece)
+        return "".join(pieces)
+
+    def _fitted_messages(self, question: str, sources: Sequence[Source], texts: dict[int, str]) -> list[dict[str, str]]:
+        """The prompt with as many whole sources, in rank order, as the context window holds."""
+        assert self.generator is not None
+        count = self.generator.count_tokens
+        budget = self.generator.context_window - self.settings.max_tokens - PROMPT_MARGIN
+        budget -= sum(count(m["content"]) for m in clinical_messages(question, []))
+        blocks: list[str] = []
+        for source in sources:
+            block = source_block(source.number, source.chunk, texts[source.number])
+            cost = count(block) + 2
+            if cost > budget:
+                break
+            blocks.append(block)
+            budget -= cost
+        return clinical_messages(question, blocks)
+
+    def _kept(self, sentences: Sequence[AnswerSentence]) -> list[AnswerSentence]:
+        """Sentences to show: repeats dropped, unsupported ones removed or kept for marking."""
+        seen: set[str] = set()
+        kept = []
+        for sentence in sentences:
+            key = " ".join(sentence.text.lower().split())
+            if key in seen or (self.settings.unsupported == "remove" and not sentence.supported):
+                continue
+            seen.add(key)
+            kept.append(sentence)
+        return kept
+
+    @staticmethod
+    def _text(sentences: Sequence[AnswerSentence]) -> str:
+        lines = []
+        for sentence in sentences:
+            marks = "".join(f"[{n}]" for n in sentence.citations)
+            flag = "" if sentence.supported else " (unsupported)"
+            lines.append(f"{sentence.text} {marks}{flag}".strip())
+        return "\n".join(lines)
+
+    def _abstain(
+        self,
+        question: str,
+        reason: str,
+        timings: dict[str, float],
+        sources: Sequence[Source] = (),
+        quarantined: int = 0,
+    ) -> Answer:
+        return Answer(
+            question=question,
+            text=f"{NOT_ENOUGH} {reason}",
+            generator=self.generator_id,
+            sources=tuple(sources),
+            quarantined_spans=quarantined,
+            abstention=Abstention(reason=reason, searched=self.searched),
+            timings=timings,
+        )

@@ -1,0 +1,189 @@
+"""Citations: split an answer into sentences, read their ``[n]`` markers, and check that each sentence is
+supported by the sources it cites.
+
+Support of a sentence by one source is the larger of two overlaps, each in [0, 1]:
+
+- lexical: the share of the sentence's content words (clinical BM25 tokens) found in the source;
+- semantic (when an embedder is given): the best cosine between the sentence and the source's sentences.
+
+A sentence's support is its best cited source's; it is supported at or above the threshold. Citations to numbers
+that were not given are dropped and counted.
+
+Example:
+    >>> found = verify("Aspirin was continued [1]. She also got a pony [2].",
+    ...                {1: "Discharge Medications: Aspirin 81 mg daily", 2: "Social History: lives alone"})
+    >>> [(s.citations, s.supported) for s in found.sentences]
+    [((1,), True), ((2,), False)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from clinrag.index.embed import Embedder
+from clinrag.index.lexical import tokenize
+from clinrag.types import AnswerSentence
+
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=(?:\[\d|[A-Z0-9\"'(*-]))|\n+")
+_LEADING_MARKERS = re.compile(r"^((?:\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])+)\s*")
+_LIST_NUMBER_END = re.compile(r"(?:^|\s)\d{1,3}\.$")
+_SOURCE_SENTENCE = re.compile(r"[^\n.!?]+[.!?]?")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Verified sentences, and how many citations pointed at sources that were not given."""
+
+    sentences: tuple[AnswerSentence, ...]
+    invalid_citations: int
+
+    @property
+    def supported(self) -> tuple[AnswerSentence, ...]:
+        """The sentences that passed."""
+        return tuple(sentence for sentence in self.sentences if sentence.supported)
+
+
+def split_sentences(answer: str) -> list[str]:
+    """Sentences of ``answer`` with their citation markers; markers written after a full stop stay with the
+    sentence before them.
+
+    Example:
+        >>> split_sentences("He smokes. [2] She drinks [1].\\n- Lives alone [3]")
+        ['He smokes. [2]', 'She drinks [1].', '- Lives alone [3]']
+        >>> split_sentences("Medications: 1. Aspirin 81 mg. 2. Apixaban [1]")
+        ['Medications: 1. Aspirin 81 mg.', '2. Apixaban [1]']
+    """
+    sentences: list[str] = []
+    for line in answer.splitlines():
+        pieces: list[str] = []
+        for piece in (p.strip() for p in _SPLIT.split(line) if p and p.strip()):
+            if pieces and _LIST_NUMBER_END.search(pieces[-1]):
+                pieces[-1] += " " + piece  # "1." of a numbered list is not the end of a sentence
+            else:
+                pieces.append(piece)
+        for index, piece in enumerate(pieces):
+            rest = piece
+            leading = _LEADING_MARKERS.match(piece)
+            if leading and index > 0:  # "… given. [2] Next …": the marker closes the sentence before it
+                pieces_before = len(sentences)
+                sentences[pieces_before - 1] += " " + leading.group(1).strip()
+                rest = piece[leading.end() :].strip()
+            if rest:
+                sentences.append(rest)
+    return sentences
+
+
+def citations_of(sentence: str) -> tuple[int, ...]:
+    """The source numbers cited in ``sentence``, in order, without repeats.
+
+    Example:
+        >>> citations_of("Given aspirin [2][1, 2] and heparin [3; 1].")
+        (2, 1, 3)
+    """
+    numbers = (int(n) for group in _MARKER.findall(sentence) for n in re.split(r"\s*[,;]\s*", group))
+    return tuple(dict.fromkeys(numbers))
+
+
+def strip_citations(sentence: str) -> str:
+    """``sentence`` without its ``[n]`` markers."""
+    return re.sub(r"\s+([.!?,;:])", r"\1", _MARKER.sub("", sentence)).strip()
+
+
+def lexical_support(sentence: str, source: str) -> float:
+    """Share of the sentence's content words that the source contains (1.0 for a sentence with none).
+
+    Example:
+        >>> lexical_support("aspirin 81 mg", "Aspirin 81 mg PO daily")
+        1.0
+    """
+    words = set(tokenize(sentence))
+    if not words:
+        return 1.0
+    return len(words & set(tokenize(source))) / len(words)
+
+
+def _source_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SOURCE_SENTENCE.findall(text) if len(s.strip()) > 2] or [text]
+
+
+def verify(
+    answer: str,
+    sources: Mapping[int, str],
+    threshold: float = 0.5,
+    embedder: Embedder | None = None,
+    headers: Mapping[int, str] | None = None,
+) -> Verification:
+    """Check every sentence of ``answer`` against the ``sources`` (number → text) it cites.
+
+    ``headers`` (number → provenance line) count as evidence too — a claim naming the wrong patient fails — but a
+    sentence that only restates a header says nothing the source says, and is not supported. Neither is a
+    negated sentence citing a source with no negation in it ("not allergic" against "Allergies: Lisinopril").
+    """
+    headers = headers or {}
+    header_words = {word for header in headers.values() for word in tokenize(header)}
+    invalid = 0
+    cited: list[tuple[str, tuple[int, ...]]] = []
+    for sentence in split_sentences(answer):
+        numbers = citations_of(sentence)
+        valid = tuple(n for n in numbers if n in sources)
+        invalid += len(numbers) - len(valid)
+        text = strip_citations(sentence)
+        if tokenize(text):  # markers or punctuation alone claim nothing
+            cited.append((text, valid))
+    semantic = _semantic_support(cited, sources, embedder) if embedder is not None else {}
+    verified: list[AnswerSentence] = []
+    for index, (text, numbers) in enumerate(cited):
+        best = 0.0
+        for number in numbers:
+            header, body = headers.get(number, ""), sources[number]
+            if _only_restates(text, header_words) or (_negated(text) and not _negated(body)):
+                continue
+            lexical = lexical_support(text, header + "\n" + body)
+            best = max(best, lexical, semantic.get((index, number), 0.0))
+        verified.append(
+            AnswerSentence(text=text, citations=numbers, support=round(best, 4), supported=best >= threshold)
+        )
+    return Verification(tuple(verified), invalid)
+
+
+_NEGATION = re.compile(r"\b(?:no|not|never|none|denies|denied|without|negative|nkda|n't)\b|n't\b", re.IGNORECASE)
+
+
+def _negated(text: str) -> bool:
+    return _NEGATION.search(text) is not None
+
+
+def _only_restates(sentence: str, header_words: set[str]) -> bool:
+    """True when every word of ``sentence`` comes from the provenance lines (patients, notes, sections, dates)."""
+    words = set(tokenize(sentence))
+    return bool(words) and words <= header_words
+
+
+def _semantic_support(
+    cited: Sequence[tuple[str, tuple[int, ...]]], sources: Mapping[int, str], embedder: Embedder
+) -> dict[tuple[int, int], float]:
+    """Best cosine between each cited sentence and the sentences of each source it cites."""
+    wanted = sorted({n for _, numbers in cited for n in numbers})
+    if not wanted:
+        return {}
+    pieces = {n: _source_sentences(sources[n]) for n in wanted}
+    flat = [piece for n in wanted for piece in pieces[n]]
+    source_vectors = embedder.embed(flat)
+    sentence_vectors = embedder.embed([text for text, _ in cited])
+    offsets: dict[int, tuple[int, int]] = {}
+    start = 0
+    for n in wanted:
+        offsets[n] = (start, start + len(pieces[n]))
+        start += len(pieces[n])
+    found: dict[tuple[int, int], float] = {}
+    for index, (_, numbers) in enumerate(cited):
+        for n in numbers:
+            first, last = offsets[n]
+            cosines = source_vectors[first:last] @ sentence_vectors[index]
+            found[index, n] = float(np.clip(cosines.max(), 0.0, 1.0))
+    return found

