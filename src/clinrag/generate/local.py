@@ -27,6 +27,12 @@ from clinrag.errors import ConfigError, GenerationError, MissingDependencyError
 Message = Mapping[str, str]
 _DONE = object()
 REPEAT_PENALTY = 1.15  # small models otherwise loop on one sentence ("had severe headache" x 12)
+REQUEST_EXTRAS: dict[str, Any] = {
+    "repeat_penalty": REPEAT_PENALTY,
+    # A reused prompt cache evaluates the prompt in other batch sizes, which changes greedy answers: every request
+    # starts from an empty cache, so the same request always gets the same answer, in-process or over HTTP.
+    "cache_prompt": False,
+}
 
 
 class LlamaCppGenerator:
@@ -177,8 +183,8 @@ class LlamaCppGenerator:
             "max_tokens": max_tokens,
             "temperature": temperature,
             "seed": self._seed,
-            "repeat_penalty": REPEAT_PENALTY,
             "stream": stream,
+            **REQUEST_EXTRAS,
         }
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
