@@ -173,9 +173,17 @@ class ChunkStore:
         self._db.executemany("INSERT OR REPLACE INTO patients VALUES (?, ?, ?, ?, ?)", rows)
         return len(rows)
 
-    def patients(self) -> Iterator[tuple[int, str | None]]:
-        """The registry: (subject_id, name) of every patient this store knows."""
-        yield from self._db.execute("SELECT subject_id, name FROM patients ORDER BY subject_id")
+    def patients(self, dept: str | None = None) -> Iterator[tuple[int, str | None]]:
+        """The registry: (subject_id, name) of every patient this store knows, or only of those with chunks in
+        department ``dept`` (a leaf's own registry)."""
+        if dept is None:
+            yield from self._db.execute("SELECT subject_id, name FROM patients ORDER BY subject_id")
+            return
+        yield from self._db.execute(
+            "SELECT subject_id, name FROM patients WHERE subject_id IN "
+            "(SELECT DISTINCT subject_id FROM chunks WHERE dept = ? AND subject_id IS NOT NULL) ORDER BY subject_id",
+            (dept,),
+        )
 
     def admissions(self, subject_id: int) -> list[int]:
         """The patient's admissions (hadm_id) that have chunks here, oldest first."""

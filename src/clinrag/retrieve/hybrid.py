@@ -14,11 +14,9 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 from clinrag.errors import StoreError
 from clinrag.index.edge import EdgeStore
@@ -27,11 +25,21 @@ from clinrag.index.indexer import leaf_folders
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.store import Mode, StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.retrieve.fusion import merge_top_k, min_max_normalise, mmr, reciprocal_rank_fusion
+from clinrag.retrieve.candidates import (
+    BM25_LIST,
+    DENSE_LIST,
+    SECTION_SUFFIX,
+    Candidates,
+    merge_candidates,
+    rank_candidates,
+)
 from clinrag.retrieve.patients import PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.settings import RetrieveSettings
-from clinrag.types import Hit, SearchFilters
+from clinrag.types import Chunk, Hit, SearchFilters
+
+Admit = Callable[[Sequence[Chunk]], Sequence[bool]]
+"""A document check: for each chunk, whether the asker may retrieve it (the leaf's "right to retrieve")."""
 
 CHUNKS_FILE = "chunks.sqlite"
 INDEX_DIR = "index"
@@ -39,7 +47,11 @@ INDEX_DIR = "index"
 
 @dataclass(frozen=True)
 class Retrieval:
-    """The outcome of one search: hits, how the question was understood, and why anything was left out."""
+    """The outcome of one search: hits, how the question was understood, and why anything was left out.
+
+    ``searched``, ``denied`` and ``unreachable`` name the organisations or tree nodes that were searched, that
+    refused by policy, and that did not answer (a federation fills them; a local search names its leaves).
+    """
 
     hits: tuple[Hit, ...]
     understanding: QueryUnderstanding
@@ -48,6 +60,31 @@ class Retrieval:
     no_such_patient: bool = False
     below_threshold: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    searched: tuple[str, ...] = ()
+    denied: tuple[str, ...] = ()
+    unreachable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A question made ready for one registry's stores: its filters (named patients, dates, admission), the text
+    to rank by (mentions cut out), and the query vectors. ``no_such_patient`` means nothing here may be searched."""
+
+    understanding: QueryUnderstanding
+    resolution: Resolution | None
+    filters: SearchFilters
+    no_such_patient: bool
+    ranking_text: str = ""
+    dense: Vectors | None = None
+    sparse: dict[int, float] | None = None
+
+    @property
+    def section_filters(self) -> SearchFilters | None:
+        """The filters narrowed to the sections the question asks about, unless it names none or the caller chose."""
+        wanted = self.understanding.sections
+        if not wanted or self.filters.sections is not None or self.filters.section_groups is not None:
+            return None
+        return self.filters.model_copy(update={"sections": wanted})
 
 
 def _without_mentions(question: str, resolution: Resolution | None) -> str:
@@ -61,29 +98,155 @@ def _without_mentions(question: str, resolution: Resolution | None) -> str:
     return text if text.strip(" ?.!") else question
 
 
-def _diversify(
-    fused: list[tuple[str, float]], found: Mapping[str, StoreHit], query: Vectors, lambda_: float, k: int
-) -> list[tuple[str, float]]:
-    """MMR over the fused candidates, with the fused scores (rescaled to [0, 1]) as relevance."""
-    usable = [(cid, score) for cid, score in fused if found[cid].vector is not None]
-    if not usable:
-        return fused[:k]
-    vectors = np.vstack([found[cid].vector for cid, _ in usable])  # type: ignore[misc]
-    relevance = min_max_normalise([score for _, score in usable])
-    return [usable[index] for index in mmr(query, vectors, relevance, lambda_=lambda_, k=k)]
-
-
-def _section_focus(understanding: QueryUnderstanding, filters: SearchFilters) -> SearchFilters | None:
-    """The filters narrowed to the sections the question asks about, unless it names none or the caller chose."""
-    if not understanding.sections or filters.sections is not None or filters.section_groups is not None:
-        return None
-    return filters.model_copy(update={"sections": understanding.sections})
-
-
 def _intersect(given: tuple[int, ...] | None, named: frozenset[int]) -> tuple[int, ...]:
     if given is None:
         return tuple(sorted(named))
     return tuple(sorted(set(given) & named))
+
+
+def plan_query(
+    question: str,
+    filters: SearchFilters | None,
+    settings: RetrieveSettings,
+    registry: PatientRegistry | None,
+    chunks: ChunkStore | None,
+    embed: Callable[[str], Vectors],
+) -> QueryPlan:
+    """Understand ``question`` against one patient registry: named patients become a subject filter (a name the
+    registry lacks empties the search), years a date range, "last admission" that admission; then embed the text
+    to rank by. ``embed`` may cache: leaves of one node share the question's vectors when their texts agree."""
+    understanding = understand(question, expand_abbreviations=settings.expand_abbreviations)
+    scoped = filters or SearchFilters()
+    resolution: Resolution | None = None
+    nobody_here = False
+    if settings.resolve_patients and registry is not None:
+        resolution = registry.resolve(question)
+        if resolution.subject_ids:
+            subjects = _intersect(scoped.subject_ids, resolution.subject_ids)
+            scoped, nobody_here = scoped.model_copy(update={"subject_ids": subjects}), not subjects
+        else:
+            nobody_here = resolution.names_patients
+    scoped = _admission_filters(understanding, scoped, chunks)
+    if nobody_here:
+        return QueryPlan(understanding, resolution, scoped, no_such_patient=True)
+    # Named patients are already a filter; their names would only pull in short chunks that repeat them.
+    ranking_text = _without_mentions(question, resolution) if scoped.subject_ids else question
+    lexical = understand(ranking_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
+    return QueryPlan(
+        understanding,
+        resolution,
+        scoped,
+        no_such_patient=False,
+        ranking_text=ranking_text,
+        dense=embed(ranking_text),
+        sparse=Bm25Encoder.encode_query(lexical),
+    )
+
+
+def _admission_filters(
+    understanding: QueryUnderstanding, filters: SearchFilters, chunks: ChunkStore | None
+) -> SearchFilters:
+    update: dict[str, object] = {}
+    if understanding.date_range is not None and filters.start is None and filters.end is None:
+        update |= {"start": understanding.date_range.start, "end": understanding.date_range.end}
+    wants_one = understanding.latest_admission or understanding.first_admission
+    if wants_one and chunks is not None and filters.subject_ids and len(filters.subject_ids) == 1:
+        admissions = chunks.admissions(filters.subject_ids[0])
+        if admissions:
+            chosen = admissions[-1] if understanding.latest_admission else admissions[0]
+            update["hadm_ids"] = (chosen,)
+    return filters.model_copy(update=update) if update else filters
+
+
+def list_names(mode: Mode, plan: QueryPlan, section_weight: float = 1.0) -> list[str]:
+    """The candidate lists a mode needs: its own retriever, or both, plus both within the asked-for sections
+    (unless their fusion weight is 0)."""
+    if mode in ("dense", "bm25"):
+        return [mode]
+    names = [DENSE_LIST, BM25_LIST]
+    if plan.section_filters is not None and section_weight > 0:
+        names += [DENSE_LIST + SECTION_SUFFIX, BM25_LIST + SECTION_SUFFIX]
+    return names
+
+
+@dataclass
+class Gathered:
+    """Candidates from some stores, and how many documents the document check refused."""
+
+    candidates: Candidates
+    refused: int = 0
+
+
+def gather(
+    stores: Sequence[VectorStore],
+    plan: QueryPlan,
+    names: Sequence[str],
+    fetch_k: int,
+    admit: Admit | None = None,
+) -> Gathered:
+    """Each named list's top ``fetch_k`` from every store, merged across stores by the list's own score.
+
+    With ``admit``, every candidate is checked and refused ones are dropped; a store is asked again for more
+    (four times as many each round) until ``fetch_k`` admitted candidates are found or the store has no more, so
+    a user allowed to see enough matching chunks always gets them, however many better ones they are refused.
+    """
+    if plan.no_such_patient:
+        return Gathered(Candidates({name: [] for name in names}))
+    parts: list[Candidates] = []
+    refused = 0
+    for store in stores:
+        lists: dict[str, list[tuple[str, float]]] = {}
+        found: dict[str, StoreHit] = {}
+        for name in names:
+            within = plan.section_filters if name.endswith(SECTION_SUFFIX) else plan.filters
+            mode: Mode = "dense" if name.startswith(DENSE_LIST) else "bm25"
+            hits, denied = _admitted(store, plan, mode, within, fetch_k, admit)
+            refused += denied
+            lists[name] = [(hit.chunk.chunk_id, hit.score) for hit in hits]
+            for hit in hits:
+                found.setdefault(hit.chunk.chunk_id, hit)
+        parts.append(Candidates(lists, found))
+    return Gathered(merge_candidates(parts, fetch_k), refused)
+
+
+def _admitted(
+    store: VectorStore, plan: QueryPlan, mode: Mode, within: SearchFilters | None, fetch_k: int, admit: Admit | None
+) -> tuple[list[StoreHit], int]:
+    limit = fetch_k
+    verdicts: dict[str, bool] = {}
+    while True:
+        request = StoreQuery(mode=mode, dense=plan.dense, sparse=plan.sparse, filters=within, limit=limit)
+        hits = store.query(request)
+        if admit is None:
+            return hits, 0
+        unseen = [hit.chunk for hit in hits if hit.chunk.chunk_id not in verdicts]
+        verdicts.update(zip((c.chunk_id for c in unseen), admit(unseen), strict=True))
+        allowed = [hit for hit in hits if verdicts[hit.chunk.chunk_id]]
+        if len(allowed) >= fetch_k or len(hits) < limit:
+            return allowed[:fetch_k], sum(not verdicts[hit.chunk.chunk_id] for hit in hits)
+        limit *= 4
+
+
+class TimedEmbedder:
+    """Embeds one text at a time, caching by text and adding up the seconds spent (leaves of a node share one).
+
+    Example:
+        >>> embed = TimedEmbedder(OnnxMiniLmEmbedder())  # doctest: +SKIP
+        >>> embed("chest pain").shape, embed.seconds > 0  # doctest: +SKIP
+        ((384,), True)
+    """
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.seconds = 0.0
+        self._cache: dict[str, Vectors] = {}
+
+    def __call__(self, text: str) -> Vectors:
+        if text not in self._cache:
+            started = time.perf_counter()
+            self._cache[text] = self.embedder.embed([text])[0]
+            self.seconds += time.perf_counter() - started
+        return self._cache[text]
 
 
 class Retriever:
@@ -128,27 +291,6 @@ class Retriever:
         if self.chunks is not None:
             self.chunks.close()
 
-    def _patient_filters(self, question: str, filters: SearchFilters) -> tuple[SearchFilters, Resolution | None, bool]:
-        if not self.settings.resolve_patients:
-            return filters, None, False
-        resolution = self.registry.resolve(question)
-        if resolution.subject_ids:
-            subjects = _intersect(filters.subject_ids, resolution.subject_ids)
-            return filters.model_copy(update={"subject_ids": subjects}), resolution, not subjects
-        return filters, resolution, resolution.names_patients
-
-    def _admission_filters(self, understanding: QueryUnderstanding, filters: SearchFilters) -> SearchFilters:
-        update: dict[str, object] = {}
-        if understanding.date_range is not None and filters.start is None and filters.end is None:
-            update |= {"start": understanding.date_range.start, "end": understanding.date_range.end}
-        wants_one = understanding.latest_admission or understanding.first_admission
-        if wants_one and self.chunks is not None and filters.subject_ids and len(filters.subject_ids) == 1:
-            admissions = self.chunks.admissions(filters.subject_ids[0])
-            if admissions:
-                chosen = admissions[-1] if understanding.latest_admission else admissions[0]
-                update["hadm_ids"] = (chosen,)
-        return filters.model_copy(update=update) if update else filters
-
     def retrieve(
         self,
         question: str,
@@ -161,66 +303,27 @@ class Retriever:
         settings = self.settings
         k = k or settings.k
         fetch_k = max(fetch_k or settings.fetch_k, k)
-        timings: dict[str, float] = {}
-        started = time.perf_counter()
-        understanding = understand(question, expand_abbreviations=settings.expand_abbreviations)
-        scoped, resolution, nobody_here = self._patient_filters(question, filters or SearchFilters())
-        scoped = self._admission_filters(understanding, scoped)
-        timings["understand"] = time.perf_counter() - started
-        if nobody_here:
-            return Retrieval((), understanding, resolution, scoped, no_such_patient=True, timings=timings)
-
-        started = time.perf_counter()
-        # Named patients are already a filter; their names would only pull in short chunks that repeat them.
-        ranking_text = _without_mentions(question, resolution) if scoped.subject_ids else question
-        lexical = understand(ranking_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
-        dense = self.embedder.embed([ranking_text])[0]
-        sparse = Bm25Encoder.encode_query(lexical)
-        timings["embed"] = time.perf_counter() - started
-
-        started = time.perf_counter()
         chosen_mode = mode or settings.mode
-        found: dict[str, StoreHit] = {}
-
-        def candidates(leaf_mode: Mode, within: SearchFilters = scoped) -> list[tuple[str, float]]:
-            """One mode's candidates from every leaf, merged by that mode's own (comparable) score."""
-            request = StoreQuery(mode=leaf_mode, dense=dense, sparse=sparse, filters=within, limit=fetch_k)
-            lists = []
-            for store in self.stores.values():
-                hits = store.query(request)
-                for hit in hits:
-                    found.setdefault(hit.chunk.chunk_id, hit)
-                lists.append([(hit.chunk.chunk_id, hit.score) for hit in hits])
-            return merge_top_k(lists, fetch_k)
-
-        if chosen_mode in ("dense", "bm25"):
-            merged = candidates(chosen_mode)
-        else:
-            # RRF scores depend only on ranks within one list, so leaves are never fused separately and then
-            # merged: each retriever's list is merged across leaves first, and fused once.
-            rankings = [[cid for cid, _ in candidates("dense")], [cid for cid, _ in candidates("bm25")]]
-            weights = [settings.dense_weight, settings.bm25_weight]
-            focus = _section_focus(understanding, scoped) if settings.section_weight > 0 else None
-            if focus is not None:
-                rankings += [
-                    [cid for cid, _ in candidates("dense", focus)],
-                    [cid for cid, _ in candidates("bm25", focus)],
-                ]
-                weights += [
-                    settings.section_weight * settings.dense_weight,
-                    settings.section_weight * settings.bm25_weight,
-                ]
-            merged = reciprocal_rank_fusion(rankings, weights, k=settings.rrf_k, limit=fetch_k)
-            if chosen_mode == "hybrid-mmr":
-                merged = _diversify(merged, found, dense, settings.mmr_lambda, k)
+        embed = TimedEmbedder(self.embedder)
+        started = time.perf_counter()
+        plan = plan_query(question, filters, settings, self.registry, self.chunks, embed)
+        timings = {"understand": time.perf_counter() - started - embed.seconds, "embed": embed.seconds}
+        searched = tuple(self.stores)
+        if plan.no_such_patient:
+            return Retrieval(
+                (), plan.understanding, plan.resolution, plan.filters, True, timings=timings, searched=searched
+            )
+        started = time.perf_counter()
+        names = list_names(chosen_mode, plan, settings.section_weight)
+        found = gather(list(self.stores.values()), plan, names, fetch_k)
+        hits, dropped = rank_candidates(found.candidates, chosen_mode, settings, k, plan.dense)
         timings["search"] = time.perf_counter() - started
-
-        threshold = settings.score_threshold
-        kept = [(cid, score) for cid, score in merged if threshold is None or found[cid].dense_score >= threshold]
-        ranked = tuple(
-            Hit(chunk=found[cid].chunk, score=score, rank=rank, scores={"dense": found[cid].dense_score})
-            for rank, (cid, score) in enumerate(kept[:k], start=1)
-        )
         return Retrieval(
-            ranked, understanding, resolution, scoped, below_threshold=len(merged) - len(kept), timings=timings
+            tuple(hits),
+            plan.understanding,
+            plan.resolution,
+            plan.filters,
+            below_threshold=dropped,
+            timings=timings,
+            searched=searched,
         )
