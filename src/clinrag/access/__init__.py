@@ -1,0 +1,1 @@
+"""Who may search and retrieve what: Cedar policies with reasons, and OpenID Connect token verification."""
