@@ -65,3 +65,18 @@ class GenerationError(ClinragError):
     """A model refused or failed a request (for example, a prompt longer than the context window)."""
 
     exit_code = 5
+
+
+class AuthenticationError(ClinragError):
+    """A bearer token is missing, malformed, forged, expired, for another audience or from an untrusted issuer.
+
+    The message says which check failed, never what the token contained.
+    """
+
+    exit_code = 6
+
+
+class FederationError(ClinragError):
+    """A federation node or its configuration cannot be used (bad tree, unknown leaf, incompatible embedder)."""
+
+    exit_code = 7

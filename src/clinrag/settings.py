@@ -153,6 +153,26 @@ class AnswerSettings(Group):
     openai_api_key: str = Field("none", description="API key for the OpenAI-compatible endpoint.")
 
 
+class FederationSettings(Group):
+    """Asking a federation of hospital nodes (`clinrag ask --as`, `clinrag node serve`)."""
+
+    file: Path = Field(
+        Path("data/demo/federation/federation.toml"),
+        description="The federation file: each organisation's node URL and identity provider (make demo writes it).",
+    )
+    timeout: float = Field(
+        2.0, gt=0, le=120, description="Seconds to wait for one organisation before answering without it."
+    )
+    max_response_bytes: int = Field(
+        16 * 1024 * 1024, ge=1024, description="Largest reply accepted from a node; a larger one is flagged, not read."
+    )
+    audience: str = Field("clinrag", description="Token audience every node demands (the OIDC client id).")
+    client_id: str = Field("clinrag", description="OIDC client id used to sign in at a hospital's identity provider.")
+    token_cache: Path = Field(
+        Path.home() / ".cache" / "clinrag" / "tokens", description="Folder of cached sign-in tokens (files are 0600)."
+    )
+
+
 class Settings(BaseSettings):
     """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
 
@@ -164,6 +184,7 @@ class Settings(BaseSettings):
     index: IndexSettings = Field(default_factory=IndexSettings, description="Embedding and storage.")
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings, description="Searching.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering and verification.")
+    federation: FederationSettings = Field(default_factory=FederationSettings, description="Federation of nodes.")
 
     @classmethod
     def settings_customise_sources(

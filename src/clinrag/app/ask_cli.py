@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from clinrag.access.demo import demo_user
+from clinrag.access.login import TokenCache, get_token
 from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.errors import ConfigError
+from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.generate.prompts import provenance
 from clinrag.index.embed import embedder_from
 from clinrag.retrieve.hybrid import Retriever
+from clinrag.settings import Settings
 from clinrag.types import Answer, SearchFilters
 
 
@@ -26,6 +32,18 @@ def ask_command(
     patient: Annotated[list[int] | None, typer.Option(help="Only this patient (subject_id); repeatable.")] = None,
     stream: Annotated[bool, typer.Option(help="Print the draft as it is generated, then the verified answer.")] = False,
     sources: Annotated[int | None, typer.Option(help="Retrieved chunks given to the generator.")] = None,
+    as_user: Annotated[
+        str | None,
+        typer.Option("--as", help="Ask the federation as this user (signs in at their hospital, e.g. A.phys)."),
+    ] = None,
+    org: Annotated[
+        str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="CLINRAG_TOKEN", help="Ask the federation with this ID token (from any OIDC provider)."),
+    ] = None,
+    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Answer a question from the node's records, citing [n] after every sentence and checking each citation.
@@ -33,23 +51,75 @@ def ask_command(
     Sentences whose cited sources do not support them are removed (or marked, with answer.unsupported=mark);
     when nothing is left, or nothing relevant was found, the answer says so instead of guessing.
 
+    With --as USER (or --token), the question goes to every hospital of the federation instead of one node
+    folder: each node verifies the sign-in itself and answers only with what its policies let USER see.
+
     Example: clinrag ask "What was Betty Henry discharged on?" --node data/demo/nodes/A
+    Example: clinrag ask "Who was treated for a stroke?" --as A.phys
     """
-    loaded = settings_for(config, {"answer": {"generator": generator, "sources": sources}}).settings
+    overrides = {"answer": {"generator": generator, "sources": sources}, "federation": {"file": federation}}
+    loaded = settings_for(config, overrides).settings
     filters = SearchFilters(subject_ids=tuple(patient)) if patient else None
     embedder = embedder_from(loaded.index)
+    if as_user is not None or token is not None:
+        orgs = load_federation(loaded.federation.file)
+        bearer = token if token is not None else _sign_in(loaded, orgs, as_user or "", org)
+        root = FederationRoot(orgs, loaded.retrieve, embedder.id, loaded.federation)
+        searcher = FederatedSearcher(root, bearer)
+        answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
+        answer = answerer.answer(question, filters, on_token=_printer(stream))
+        if stream:
+            console.print("\n[dim]— verified —[/dim]")
+        print_answer(answer)
+        if searcher.last is not None:
+            print_organisations(searcher.last.orgs)
+        return
     retriever = Retriever.open(node, loaded.retrieve, embedder)
     try:
         answerer = Answerer(
             retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)
         )
-        on_token = (lambda piece: console.print(piece, end="", markup=False, highlight=False)) if stream else None
-        answer = answerer.answer(question, filters, on_token=on_token)
+        answer = answerer.answer(question, filters, on_token=_printer(stream))
         if stream:
             console.print("\n[dim]— verified —[/dim]")
     finally:
         retriever.close()
     print_answer(answer)
+
+
+def _printer(stream: bool) -> Callable[[str], None] | None:
+    return (lambda piece: console.print(piece, end="", markup=False, highlight=False)) if stream else None
+
+
+def _sign_in(loaded: Settings, orgs: list[OrgEndpoint], subject: str, org: str | None) -> str:
+    """An ID token for ``subject`` from their hospital's identity provider (cached until shortly before expiry)."""
+    if org is None:
+        try:
+            org = demo_user(subject).org
+        except KeyError as exc:
+            raise ConfigError(f"{exc.args[0]}; name the user's organisation with --org") from None
+    endpoint = next((endpoint for endpoint in orgs if endpoint.org == org), None)
+    if endpoint is None or not endpoint.issuer:
+        raise ConfigError(f"{loaded.federation.file}: no identity provider listed for organisation {org!r}")
+    cache = TokenCache(loaded.federation.token_cache)
+    return get_token(endpoint.issuer, subject, cache, client_id=loaded.federation.client_id)
+
+
+def print_organisations(orgs: list[OrgResult]) -> None:
+    """Which organisations answered, were denied (and where), or could not be reached, and how long each took."""
+    table = Table(title="organisations")
+    for column in ("org", "status", "searched", "denied", "seconds"):
+        table.add_column(column, overflow="fold")
+    for result in orgs:
+        reply = result.response
+        table.add_row(
+            result.org.label,
+            result.status.value + (f" ({result.detail})" if result.detail else ""),
+            ", ".join(reply.searched) if reply else "",
+            ", ".join(denial.path for denial in reply.denied) if reply else "",
+            f"{result.seconds:.2f}",
+        )
+    console.print(table)
 
 
 def print_answer(answer: Answer) -> None:

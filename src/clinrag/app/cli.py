@@ -22,7 +22,11 @@ from rich.table import Table
 from clinrag.app.ask_cli import ask_command
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
+from clinrag.app.demo_serve import serve_demo
+from clinrag.app.federation_files import DemoPorts, write_federation
+from clinrag.app.idp import idp_app
 from clinrag.app.index_cli import index_app
+from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.search_cli import search_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
@@ -164,11 +168,18 @@ def demo_command(
     ),
     patients: Annotated[int, typer.Option(help="Patients in the demo cohort.")] = 300,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
+    serve: Annotated[
+        bool, typer.Option(help="Start the identity providers and nodes on 127.0.0.1 and serve until Ctrl-C.")
+    ] = True,
+    idp_port: Annotated[int, typer.Option(help="Port of Hospital A's identity provider (B, C: the next two).")] = 9401,
+    node_port: Annotated[int, typer.Option(help="Port of Hospital A's node (B, C: the next two).")] = 8101,
     config: ConfigOption = None,
 ) -> None:
-    """Build the three-hospital demo: generate the cohort, ingest and index each hospital, print a summary.
+    """Build the three-hospital demo federation and serve it.
 
-    Later versions also start the hospital nodes, identity providers and web app.
+    Generates the cohort (or reuses it), ingests and indexes each hospital, writes each node's config and Cedar
+    policies under OUT/federation, then starts one identity provider and one node per hospital on 127.0.0.1,
+    prints their URLs and the demo users, and stops them all on Ctrl-C. Run it twice: the second build adds nothing.
     """
     loaded = settings_for(config)
     with progress("building demo", None) as advance:
@@ -187,14 +198,22 @@ def demo_command(
             f"Hospital {org}: chunk store {path}; {len(indexed.leaves)} leaf indexes "
             f"({indexed.embedder_id}, {added:,} chunks newly embedded)"
         )
-    console.print(f'Try: clinrag search "What was the patient discharged on?" --node {out}/nodes/A')
-    console.print(f'     clinrag ask "Which patients have a history of severe aortic stenosis?" --node {out}/nodes/B')
     console.print(f"Gold facts: {demo.gold_facts}")
+    ports = DemoPorts(idp=idp_port, node=node_port)
+    files = write_federation(out, ports)
+    console.print(f"Federation files: {files.federation} and one node config per hospital in {files.folder}")
+    if serve:
+        serve_demo(files, ports, out / "logs", config)
+    else:
+        console.print(f'Try: clinrag search "What was the patient discharged on?" --node {out}/nodes/A')
 
 
 app.add_typer(index_app, name="index")
+app.add_typer(node_app, name="node")
+app.add_typer(idp_app, name="idp")
 app.command("search")(search_command)
 app.command("ask")(ask_command)
+app.command("audit")(audit_command)
 
 
 def main() -> None:

@@ -3,11 +3,15 @@
 1. The question is cleaned of invisible characters, prompt markup and appended instructions, then retrieved
    with the asker's filters.
 2. No hit above the relevance threshold (or a named patient unknown here) → abstain, without calling a model.
-3. Sources are numbered by relevance and sanitised (instruction-like sentences quarantined).
+3. Sources are numbered by relevance and sanitised (instruction-like sentences quarantined). When the question
+   names a specific thing (a drug, a test, a condition) and no source mentions it, every hit is noise: abstain,
+   again without calling a model.
 4. The extractive answerer quotes them, or a generator writes from a prompt fitted to its context window: the
    lowest-ranked sources are dropped first, whole.
 5. Every sentence is verified against the sources it cites (provenance line included, so a claim about the
-   wrong patient fails); unsupported sentences are removed or marked; nothing supported → abstain.
+   wrong patient fails), and must be on the question: a cited source must mention one of the question's specific
+   terms (:func:`clinrag.generate.citations.on_question`). Unsupported sentences are removed or marked; nothing
+   supported → abstain.
 
 Example:
     >>> answerer = Answerer(Retriever.open(Path("data/demo/nodes/A")), AnswerSettings())  # doctest: +SKIP
@@ -22,12 +26,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from clinrag.generate.citations import verify
-from clinrag.generate.extractive import extract_answer
+from clinrag.generate.citations import on_question, verify
+from clinrag.generate.extractive import extract_answer, question_terms
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.index.embed import Embedder
+from clinrag.index.lexical import tokenize
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, SearchFilters, Source
@@ -84,33 +89,41 @@ class Answerer:
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)
         timings["retrieve"] = time.perf_counter() - started
         if retrieval.no_such_patient:
-            return self._abstain(question, "No patient by that name is in the records you can access.", timings)
+            reason = "No patient by that name is in the records you can access."
+            return self._abstain(question, reason, timings, retrieval=retrieval)
         if not retrieval.hits:
             reason = "No accessible record matches the question above the relevance threshold."
-            return self._abstain(question, reason, timings)
+            return self._abstain(question, reason, timings, retrieval=retrieval)
 
         sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(retrieval.hits, 1))
         cleaned_texts = {source.number: sanitize_source(source.chunk.text) for source in sources}
         quarantined = asked.quarantined + sum(found.quarantined for found in cleaned_texts.values())
         texts = {number: found.text for number, found in cleaned_texts.items() if found.text}
+        names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
+        given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
+        terms = question_terms(cleaned, [*names, *given])
+        if terms and not any(terms & set(tokenize(text)) for text in texts.values()):
+            reason = f"No retrieved record mentions what the question asks about ({_listing(terms)})."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
 
         started = time.perf_counter()
-        names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         draft = self._draft(cleaned, sources, texts, on_token, names)
         timings["generate"] = time.perf_counter() - started
         if not draft.strip() or _DECLINES.search(draft):
             reason = "The accessible records do not answer the question."
-            return self._abstain(question, reason, timings, sources, quarantined)
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
 
         started = time.perf_counter()
         headers = {n: provenance(sources[n - 1].chunk) for n in texts}
         semantic = self.embedder if self.settings.semantic_support else None
-        checked = verify(draft, texts, self.settings.support_threshold, semantic, headers)
+        checked = on_question(verify(draft, texts, self.settings.support_threshold, semantic, headers), terms, texts)
         timings["verify"] = time.perf_counter() - started
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
             reason = "No sentence of the draft answer was supported by the sources it cited."
-            return self._abstain(question, reason, timings, sources, quarantined)
+            if checked.off_question:
+                reason = f"No supported sentence of the draft answer cites a record about {_listing(terms)}."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
         return Answer(
             question=question,
@@ -194,13 +207,26 @@ class Answerer:
         timings: dict[str, float],
         sources: Sequence[Source] = (),
         quarantined: int = 0,
+        retrieval: Retrieval | None = None,
     ) -> Answer:
+        searched = (retrieval.searched if retrieval is not None else ()) or self.searched
+        denied = retrieval.denied if retrieval is not None else ()
+        unreachable = retrieval.unreachable if retrieval is not None else ()
+        where = [f"Searched: {', '.join(searched)}."] if searched else []
+        where += [f"Denied by policy: {', '.join(denied)}."] if denied else []
+        where += [f"Not reachable: {', '.join(unreachable)}."] if unreachable else []
         return Answer(
             question=question,
-            text=f"{NOT_ENOUGH} {reason}",
+            text=" ".join([NOT_ENOUGH, reason, *where]),
             generator=self.generator_id,
             sources=tuple(sources),
             quarantined_spans=quarantined,
-            abstention=Abstention(reason=reason, searched=self.searched),
+            abstention=Abstention(reason=reason, searched=searched, denied=denied, unreachable=unreachable),
             timings=timings,
         )
+
+
+def _listing(terms: frozenset[str], most: int = 6) -> str:
+    """The question's specific terms for an abstention reason, e.g. ``hd or hemodialysis``."""
+    shown = sorted(terms)[:most]
+    return " or ".join(shown) + (" …" if len(terms) > most else "")

@@ -1,0 +1,67 @@
+"""Serving the demo federation: three identity providers and three nodes on 127.0.0.1, until Ctrl-C.
+
+Example:
+    >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
+    >>> serve_demo(files, DemoPorts(), Path("data/demo/logs"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.table import Table
+
+from clinrag.access.demo import DEMO_USERS
+from clinrag.app.console import console
+from clinrag.app.federation_files import DemoPorts, FederationFiles
+from clinrag.app.supervisor import Supervisor
+from clinrag.errors import ClinragError
+
+
+def start_federation(servers: Supervisor, files: FederationFiles, ports: DemoPorts, config: Path | None) -> None:
+    """Start every hospital's identity provider and node under ``servers`` and wait until all answer."""
+    settings = ["--config", str(config)] if config is not None else []
+    for org in files.nodes:
+        issuer = ports.issuer(org)
+        servers.start(
+            f"idp-{org}",
+            ["idp", "serve", "--org", org, "--port", str(ports.idp_port(org))],
+            f"{issuer}/.well-known/openid-configuration",
+        )
+    for org, node_config in files.nodes.items():
+        servers.start(
+            f"node-{org}",
+            ["node", "serve", "--config", str(node_config), *settings],
+            f"{ports.node_url(org)}/v1/health",
+        )
+    servers.wait_ready()
+
+
+def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None = None) -> None:
+    """Start the federation, print where everything is, and keep it up until Ctrl-C (then stop it cleanly)."""
+    with Supervisor(logs) as servers:
+        console.print("starting identity providers and nodes …")
+        start_federation(servers, files, ports, config)
+        table = Table(title="The demo federation on 127.0.0.1")
+        for column in ("hospital", "node", "identity provider"):
+            table.add_column(column)
+        for org in files.nodes:
+            table.add_row(org, ports.node_url(org), ports.issuer(org))
+        console.print(table)
+        users = Table(title="Demo users (sign in at their hospital's identity provider)")
+        for column in ("user", "org", "role", "dept", "affiliations"):
+            users.add_column(column)
+        for user in DEMO_USERS:
+            users.add_row(user.subject, user.org, user.role, user.dept or "", ", ".join(user.affiliations))
+        console.print(users)
+        console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
+        console.print(f"Logs: {logs}. Audit logs: {files.folder.parent / 'audit'}. Press Ctrl-C to stop.")
+        try:
+            while True:
+                for child in servers.children:
+                    if child.process.poll() is not None:
+                        raise ClinragError(f"{child.name} stopped (exit {child.process.returncode}); see {child.log}")
+                time.sleep(1.0)
+        except KeyboardInterrupt:
+            console.print("stopping …")

@@ -1,0 +1,81 @@
+"""The demo federation's files: a node config per hospital, a copy of its policies it may edit, and the
+federation file that lists every node and identity provider (what `clinrag ask --as` reads).
+
+Example:
+    >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
+    >>> files.federation.name
+    'federation.toml'
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clinrag.access.demo import DEMO_TREES, POLICY_ROOT
+from clinrag.ingest.synthetic.hospitals import CASE_STUDY
+
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class DemoPorts:
+    """Loopback ports of the demo: identity providers from ``idp``, nodes from ``node`` (A, B, C in order)."""
+
+    idp: int = 9401
+    node: int = 8101
+
+    def idp_port(self, org: str) -> int:
+        """The port of ``org``'s identity provider."""
+        return self.idp + sorted(DEMO_TREES).index(org)
+
+    def node_port(self, org: str) -> int:
+        """The port of ``org``'s node."""
+        return self.node + sorted(DEMO_TREES).index(org)
+
+    def issuer(self, org: str) -> str:
+        """``org``'s issuer URL."""
+        return f"http://{HOST}:{self.idp_port(org)}"
+
+    def node_url(self, org: str) -> str:
+        """``org``'s node URL."""
+        return f"http://{HOST}:{self.node_port(org)}"
+
+
+@dataclass
+class FederationFiles:
+    """Where the demo federation's files are."""
+
+    folder: Path
+    federation: Path
+    nodes: dict[str, Path] = field(default_factory=dict)
+
+
+def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
+    """Write ``out/federation/``: policies, ``A.toml`` … and ``federation.toml``; overwrites earlier demo files."""
+    folder = out / "federation"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = FederationFiles(folder, folder / "federation.toml")
+    issuers = "".join(f'\n[[issuers]]\nissuer = "{ports.issuer(org)}"\norg = "{org}"\n' for org in sorted(DEMO_TREES))
+    for org, leaves in DEMO_TREES.items():
+        policies = folder / "policies" / org
+        if policies.exists():
+            shutil.rmtree(policies)
+        shutil.copytree(POLICY_ROOT / org, policies)
+        children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in leaves)
+        text = (
+            f"# Hospital {org}'s node (written by clinrag demo). Paths are relative to this file.\n"
+            f'[node]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\ndata = "../nodes/{org}"\n'
+            f'policies = "policies/{org}"\naudit_log = "../audit/{org}.jsonl"\naudience = "clinrag"\n'
+            f'host = "{HOST}"\nport = {ports.node_port(org)}\n{issuers}\n[tree]\nname = "{org}"\n{children}'
+        )
+        files.nodes[org] = folder / f"{org}.toml"
+        files.nodes[org].write_text(text)
+    orgs = "".join(
+        f'\n[[orgs]]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\nurl = "{ports.node_url(org)}"\n'
+        f'issuer = "{ports.issuer(org)}"\n'
+        for org in sorted(DEMO_TREES)
+    )
+    files.federation.write_text("# The demo federation (written by clinrag demo).\n" + orgs)
+    return files

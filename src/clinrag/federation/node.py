@@ -1,0 +1,209 @@
+"""An organisation's node: the HTTP API (FastAPI) in front of its tree.
+
+``POST /v1/retrieve`` takes a bearer token that the node verifies itself (signature against the trusted issuers'
+keys, issuer, audience, expiry), gates the tree with the node's Cedar policies, checks every document, and answers
+with its top-k, what it searched, and what it denied by which policies. ``GET /v1/health`` and ``GET /v1/manifest``
+(embedder, leaves and sizes — no patient data) need no token. Every retrieve request, allowed or not, is audited.
+
+Example:
+    >>> app = create_node_app(load_node_config(Path("hospital_a.toml")), Settings())  # doctest: +SKIP
+    >>> uvicorn.run(app, host="127.0.0.1", port=8101)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from clinrag.access.identity import TokenVerifier
+from clinrag.access.policy import PolicyEngine
+from clinrag.errors import AuthenticationError
+from clinrag.federation.audit import AuditEntry, AuditLog, question_hash
+from clinrag.federation.config import NodeConfig
+from clinrag.federation.protocol import (
+    API_VERSION,
+    Health,
+    LeafInfo,
+    Manifest,
+    RetrieveRequest,
+    RetrieveResponse,
+)
+from clinrag.federation.tree import NodeTree, TreeOutcome
+from clinrag.index.embed import Embedder
+from clinrag.retrieve.candidates import candidate_hits, encode_vector, rank_candidates
+from clinrag.settings import RetrieveSettings
+from clinrag.types import Actor
+
+log = logging.getLogger("clinrag.node")
+bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token from a trusted identity provider.")
+
+
+class Node:
+    """The parts a node's API uses: tree, policies, token verifier and audit log."""
+
+    def __init__(
+        self,
+        config: NodeConfig,
+        tree: NodeTree,
+        engine: PolicyEngine,
+        verifier: TokenVerifier,
+        audit: AuditLog,
+    ) -> None:
+        self.config = config
+        self.tree = tree
+        self.engine = engine
+        self.verifier = verifier
+        self.audit = audit
+
+    @classmethod
+    def open(
+        cls, config: NodeConfig, embedder: Embedder, settings: RetrieveSettings, engine: PolicyEngine | None = None
+    ) -> Node:
+        """Load policies (validated: an invalid policy stops the node), open the tree and the audit log.
+
+        ``engine`` replaces the node's policy files (for instance `PolicyEngine.allow_all` to measure the
+        federation with policies off)."""
+        policies = engine if engine is not None else PolicyEngine.load(config.policies)
+        verifier = TokenVerifier(config.issuers, config.audience)
+        tree = NodeTree.open(config, embedder, settings)
+        tree.warm_up()
+        return cls(config, tree, policies, verifier, AuditLog(config.audit_log))
+
+    def authenticate(self, credentials: HTTPAuthorizationCredentials | None, request_question: str) -> Actor:
+        """The verified user of a request; a failure is audited and becomes a 401 with no data."""
+        try:
+            if credentials is None or credentials.scheme.lower() != "bearer":
+                raise AuthenticationError("missing bearer token")
+            return self.verifier.verify(credentials.credentials)
+        except AuthenticationError as exc:
+            self.audit.record(
+                AuditEntry(
+                    node=self.config.org,
+                    outcome="unauthenticated",
+                    question_sha256=question_hash(request_question),
+                    detail=str(exc),
+                )
+            )
+            raise HTTPException(401, detail=str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
+
+    def retrieve(self, actor: Actor, request: RetrieveRequest) -> RetrieveResponse:
+        """Search the tree for ``actor`` and audit what was searched, denied and returned."""
+        started = time.perf_counter()
+        outcome = self.tree.search(actor, request, self.engine)
+        searched_at = time.perf_counter()
+        hits, _ = rank_candidates(outcome.candidates, request.mode, self.tree.settings, request.k, outcome.query_vector)
+        response = RetrieveResponse(
+            node=self.config.org,
+            embedder=self.tree.embedder.id,
+            hits=hits,
+            candidates=candidate_hits(outcome.candidates) if request.candidates else [],
+            searched=outcome.searched,
+            denied=outcome.denied,
+            errors=outcome.errors,
+            no_such_patient=outcome.no_such_patient,
+            named_patient=outcome.named_patient,
+            refused_documents=outcome.refused_documents,
+            timings={"search": searched_at - started, "total": time.perf_counter() - started},
+        )
+        if request.candidates and request.mode == "hybrid-mmr":
+            response = _with_vectors(response, outcome)
+        self._audit(actor, request, response)
+        return response
+
+    def _audit(self, actor: Actor, request: RetrieveRequest, response: RetrieveResponse) -> None:
+        returned = response.candidates or response.hits
+        gate_denied = not response.searched and bool(response.denied)
+        self.audit.record(
+            AuditEntry(
+                node=self.config.org,
+                subject=actor.subject,
+                org=actor.org,
+                role=actor.role,
+                outcome="denied" if gate_denied else "ok",
+                question_sha256=question_hash(request.query),
+                mode=request.mode,
+                searched=tuple(response.searched),
+                denied=tuple(denial.path for denial in response.denied),
+                returned=tuple(hit.chunk.chunk_id for hit in returned),
+                patients=tuple(sorted({h.chunk.subject_id for h in returned if h.chunk.subject_id is not None})),
+            )
+        )
+        log.info(
+            "retrieve node=%s subject=%s searched=%d denied=%d returned=%d",
+            self.config.org,
+            actor.subject,
+            len(response.searched),
+            len(response.denied),
+            len(returned),
+        )
+
+    def manifest(self) -> Manifest:
+        """What this node serves (no patient data)."""
+        return Manifest(
+            node=self.config.org,
+            name=self.config.name,
+            embedder=self.tree.embedder.id,
+            dimension=self.tree.embedder.dimension,
+            leaves=[LeafInfo(path=path, chunks=count) for path, count in self.tree.counts().items()],
+            issuers=[issuer.issuer for issuer in self.config.issuers],
+            audience=self.config.audience,
+        )
+
+
+def _with_vectors(response: RetrieveResponse, outcome: TreeOutcome) -> RetrieveResponse:
+    found = outcome.candidates.found
+    vectors = {cid: encode_vector(hit.vector) for cid, hit in found.items() if hit.vector is not None}
+    query = encode_vector(outcome.query_vector) if outcome.query_vector is not None else None
+    return response.model_copy(update={"vectors": vectors, "query_vector": query})
+
+
+def create_node_app(node: Node) -> FastAPI:
+    """The FastAPI application of ``node`` (OpenAPI at ``/openapi.json``, docs at ``/docs``)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        node.tree.close()
+
+    app = FastAPI(
+        title=f"clinrag node {node.config.org}",
+        version=API_VERSION,
+        description="Federated retrieval over one organisation's records, for verified users, under its policies.",
+        lifespan=lifespan,
+    )
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.error("node=%s unexpected %s", node.config.org, type(exc).__name__)
+        return JSONResponse({"detail": "internal error; the node's log has the details"}, status_code=500)
+
+    @app.get(f"/{API_VERSION}/health")
+    def health() -> Health:
+        """Liveness: the node is up."""
+        return Health(node=node.config.org)
+
+    @app.get(f"/{API_VERSION}/manifest")
+    def manifest() -> Manifest:
+        """Organisation, embedder, leaves and their sizes, trusted issuers. No patient data."""
+        return node.manifest()
+
+    @app.post(
+        f"/{API_VERSION}/retrieve",
+        responses={401: {"description": "Missing, invalid, expired or untrusted token; no data."}},
+    )
+    def retrieve(
+        request: RetrieveRequest,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> RetrieveResponse:
+        """Search the node's tree for the token's user: gated by policy, every document checked."""
+        actor = node.authenticate(credentials, request.query)
+        return node.retrieve(actor, request)
+
+    return app

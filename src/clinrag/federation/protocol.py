@@ -1,0 +1,102 @@
+"""The node API's messages (version 1): what a client sends to ``POST /v1/retrieve`` and what a node answers.
+
+Every message is a strict pydantic model: unknown fields are refused with a 422 naming them, sizes are bounded.
+
+Example:
+    >>> RetrieveRequest(query="Who had a stroke?", k=5).mode
+    'hybrid'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clinrag.types import Hit, SearchFilters
+
+API_VERSION = "v1"
+
+
+class Message(BaseModel):
+    """Base of the API's messages: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RetrieveRequest(Message):
+    """A search of a node's tree for the bearer token's user."""
+
+    query: str = Field(min_length=1, max_length=4000, description="The question, in plain words.")
+    k: int = Field(10, ge=1, le=200, description="Hits to return.")
+    fetch_k: int = Field(50, ge=1, le=1000, description="Candidates per retriever and leaf before fusion.")
+    mode: Literal["dense", "bm25", "hybrid", "hybrid-mmr"] = Field("hybrid", description="Retrieval mode.")
+    filters: SearchFilters = Field(default_factory=SearchFilters, description="Restrictions every hit must meet.")
+    candidates: bool = Field(
+        False, description="Also return every candidate with its score in each list, for a global merge."
+    )
+
+
+class Denial(Message):
+    """A router or leaf the user may not search, and the policies that decided it."""
+
+    path: str
+    reasons: list[str] = Field(default_factory=list)
+
+
+class PathError(Message):
+    """A part of the tree that failed; the message carries ids, never record text."""
+
+    path: str
+    message: str
+
+
+class RetrieveResponse(Message):
+    """A node's answer: its own top-k, optionally every candidate, and what was searched, denied or failed."""
+
+    node: str = Field(description="The organisation that answered.")
+    embedder: str = Field(description="Embedder id of the node's indexes; scores from other embedders never mix.")
+    hits: list[Hit] = Field(default_factory=list, description="The node's top-k, best first.")
+    candidates: list[Hit] = Field(
+        default_factory=list, description="Every candidate, its score per list in `scores` (when asked for)."
+    )
+    vectors: dict[str, str] = Field(
+        default_factory=dict, description="hybrid-mmr only: base64 float32 vectors of the candidates, by chunk id."
+    )
+    query_vector: str | None = Field(None, description="hybrid-mmr only: the query vector the node used (base64).")
+    searched: list[str] = Field(default_factory=list, description="Routers and leaves searched.")
+    denied: list[Denial] = Field(default_factory=list, description="Routers and leaves the policies refused.")
+    errors: list[PathError] = Field(default_factory=list, description="Leaves that failed.")
+    no_such_patient: bool = Field(False, description="The question names a patient no searched leaf knows.")
+    named_patient: bool = Field(
+        False, description="A leaf resolved a patient the question names; the hits are about that patient only."
+    )
+    refused_documents: int = Field(0, description="Candidates dropped by the document policy.")
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+
+
+class LeafInfo(Message):
+    """One leaf of the tree: its path and size (no patient data)."""
+
+    path: str
+    chunks: int
+
+
+class Manifest(Message):
+    """What a node serves: organisation, embedder, leaves and trusted issuers."""
+
+    node: str
+    name: str
+    api: str = API_VERSION
+    embedder: str
+    dimension: int
+    leaves: list[LeafInfo]
+    issuers: list[str]
+    audience: str
+
+
+class Health(Message):
+    """Liveness of a node."""
+
+    status: Literal["ok"] = "ok"
+    node: str

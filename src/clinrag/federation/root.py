@@ -1,0 +1,280 @@
+"""The federation root: fans a question out to every organisation in parallel, waits for each at most the timeout,
+merges one global top-k, and says which organisations answered, were denied, timed out or failed.
+
+A node that is down, slow, answers garbage, answers too much, or was built with another embedder costs a flag in
+the result, never the result: the root answers within the timeout plus its own merge time.
+
+Each node returns every candidate with its score in each retriever's list; the root merges each list across
+organisations by its own score and fuses once, so with policies off and dense retrieval the federation returns
+exactly what one index over all the chunks would.
+
+Example:
+    >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
+    >>> result = root.search("Who had a stroke?", token)  # doctest: +SKIP
+    >>> [(org.org, org.status) for org in result.orgs]  # doctest: +SKIP
+    [('A', 'answered'), ('B', 'answered'), ('C', 'denied')]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from clinrag.errors import ConfigError
+from clinrag.federation.protocol import API_VERSION, RetrieveRequest, RetrieveResponse
+from clinrag.index.store import Mode
+from clinrag.retrieve.candidates import (
+    Candidates,
+    candidates_from_hits,
+    decode_vector,
+    merge_candidates,
+    rank_candidates,
+)
+from clinrag.retrieve.hybrid import Retrieval
+from clinrag.retrieve.query import understand
+from clinrag.settings import FederationSettings, RetrieveSettings
+from clinrag.types import SearchFilters
+
+
+class OrgEndpoint(BaseModel):
+    """One organisation of the federation: its node and the identity provider its users sign in with."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    org: str = Field(min_length=1)
+    name: str = ""
+    url: str = Field(min_length=1, description="Base URL of the organisation's node.")
+    issuer: str = Field("", description="The organisation's OpenID Connect issuer (where its users sign in).")
+
+    @property
+    def label(self) -> str:
+        """``Hospital A`` or the org code."""
+        return self.name or self.org
+
+
+class _FederationFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    orgs: list[OrgEndpoint]
+
+
+def load_federation(path: Path) -> list[OrgEndpoint]:
+    """The organisations listed in a federation file (``[[orgs]]`` with org, name, url, issuer).
+
+    Raises:
+        ConfigError: naming the file when it is missing or malformed.
+    """
+    try:
+        parsed = _FederationFile.model_validate(tomllib.loads(path.read_text()))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: federation file not found; 'make demo' writes the demo's") from None
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ConfigError(f"{path}: not a valid federation file ({exc})") from None
+    if len({org.org for org in parsed.orgs}) != len(parsed.orgs):
+        raise ConfigError(f"{path}: an organisation is listed twice")
+    return parsed.orgs
+
+
+class OrgStatus(StrEnum):
+    """How one organisation took part in a search."""
+
+    ANSWERED = "answered"
+    DENIED = "denied"
+    UNAUTHENTICATED = "unauthenticated"
+    TIMEOUT = "timeout"
+    UNREACHABLE = "unreachable"
+    FAILED = "failed"
+    INCOMPATIBLE = "incompatible"
+
+
+@dataclass
+class OrgResult:
+    """One organisation's part: status, a short reason, its reply (when usable) and how long it took."""
+
+    org: OrgEndpoint
+    status: OrgStatus
+    detail: str = ""
+    response: RetrieveResponse | None = None
+    seconds: float = 0.0
+
+    @property
+    def usable(self) -> bool:
+        """The organisation answered with results the root can merge."""
+        return self.response is not None and self.status in (OrgStatus.ANSWERED, OrgStatus.DENIED)
+
+
+@dataclass
+class FederatedRetrieval:
+    """The global result and every organisation's part in it."""
+
+    retrieval: Retrieval
+    orgs: list[OrgResult] = field(default_factory=list)
+
+
+class FederationRoot:
+    """Fans searches out to ``orgs``; ``embedder_id`` is the embedder every node must have built its index with."""
+
+    def __init__(
+        self,
+        orgs: Sequence[OrgEndpoint],
+        settings: RetrieveSettings,
+        embedder_id: str,
+        federation: FederationSettings | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.orgs = list(orgs)
+        self.settings = settings
+        self.embedder_id = embedder_id
+        self.federation = federation or FederationSettings()
+        self._transport = transport
+
+    def search(
+        self,
+        question: str,
+        token: str,
+        filters: SearchFilters | None = None,
+        k: int | None = None,
+        fetch_k: int | None = None,
+        mode: Mode | None = None,
+    ) -> FederatedRetrieval:
+        """`asearch` for synchronous callers (the CLI, the answerer)."""
+        return asyncio.run(self.asearch(question, token, filters, k, fetch_k, mode))
+
+    async def asearch(
+        self,
+        question: str,
+        token: str,
+        filters: SearchFilters | None = None,
+        k: int | None = None,
+        fetch_k: int | None = None,
+        mode: Mode | None = None,
+    ) -> FederatedRetrieval:
+        """Ask every organisation at once with the user's ``token``; merge what arrives in time."""
+        k = k or self.settings.k
+        fetch_k = max(fetch_k or self.settings.fetch_k, k)
+        chosen: Mode = mode or self.settings.mode
+        request = RetrieveRequest(
+            query=question, k=k, fetch_k=fetch_k, mode=chosen, filters=filters or SearchFilters(), candidates=True
+        )
+        started = time.perf_counter()
+        limits = httpx.Limits(max_connections=max(len(self.orgs), 1) * 2)
+        async with httpx.AsyncClient(transport=self._transport, limits=limits, trust_env=False) as client:
+            results = await asyncio.gather(*(self._ask(client, org, request, token) for org in self.orgs))
+        fanned_out = time.perf_counter() - started
+        retrieval = self._merge(question, request, list(results))
+        retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
+        return FederatedRetrieval(retrieval, list(results))
+
+    async def _ask(
+        self, client: httpx.AsyncClient, org: OrgEndpoint, request: RetrieveRequest, token: str
+    ) -> OrgResult:
+        started = time.perf_counter()
+        try:
+            result = await asyncio.wait_for(self._exchange(client, org, request, token), self.federation.timeout)
+        except TimeoutError:
+            result = OrgResult(org, OrgStatus.TIMEOUT, f"no answer within {self.federation.timeout:g} s")
+        except httpx.TransportError as exc:
+            result = OrgResult(org, OrgStatus.UNREACHABLE, type(exc).__name__)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    async def _exchange(
+        self, client: httpx.AsyncClient, org: OrgEndpoint, request: RetrieveRequest, token: str
+    ) -> OrgResult:
+        url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
+        headers = {"Authorization": f"Bearer {token}"}
+        limit = self.federation.max_response_bytes
+        async with client.stream("POST", url, json=request.model_dump(mode="json"), headers=headers) as reply:
+            if reply.status_code == 401:
+                return OrgResult(org, OrgStatus.UNAUTHENTICATED, "the node did not accept the sign-in")
+            if reply.status_code != 200:
+                return OrgResult(org, OrgStatus.FAILED, f"HTTP {reply.status_code}")
+            declared = reply.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
+            body = bytearray()
+            async for piece in reply.aiter_bytes():
+                body += piece
+                if len(body) > limit:
+                    return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
+        try:
+            response = RetrieveResponse.model_validate(json.loads(body))
+        except (ValueError, ValidationError):
+            return OrgResult(org, OrgStatus.FAILED, "malformed reply")
+        if response.embedder != self.embedder_id:
+            detail = f"index built with {response.embedder}, not {self.embedder_id}"
+            return OrgResult(org, OrgStatus.INCOMPATIBLE, detail)
+        if response.node != org.org:
+            return OrgResult(org, OrgStatus.FAILED, f"answered as {response.node!r}, expected {org.org!r}")
+        if not response.searched and response.denied:
+            return OrgResult(org, OrgStatus.DENIED, "denied by policy", response)
+        return OrgResult(org, OrgStatus.ANSWERED, "", response)
+
+    def _merge(self, question: str, request: RetrieveRequest, results: list[OrgResult]) -> Retrieval:
+        replies = [result.response for result in results if result.usable and result.response is not None]
+        # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
+        # organisations that do not hold them searched without a patient filter, so their candidates are dropped.
+        if any(reply.named_patient for reply in replies):
+            replies = [reply for reply in replies if reply.named_patient]
+        parts: list[Candidates] = []
+        query_vector = None
+        for reply in replies:
+            vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
+            parts.append(candidates_from_hits(reply.candidates, vectors))
+            if query_vector is None and reply.query_vector:
+                query_vector = decode_vector(reply.query_vector)
+        merged = merge_candidates(parts, request.fetch_k)
+        hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
+        searching = [reply for reply in replies if reply.searched]
+        no_such_patient = bool(searching) and all(reply.no_such_patient for reply in searching) and not hits
+        return Retrieval(
+            tuple(hits),
+            understand(question, expand_abbreviations=self.settings.expand_abbreviations),
+            None,
+            request.filters,
+            no_such_patient=no_such_patient,
+            below_threshold=dropped,
+            timings={},
+            searched=tuple(result.org.org for result in results if result.status == OrgStatus.ANSWERED),
+            denied=tuple(_denied(results)),
+            unreachable=tuple(
+                f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
+            ),
+        )
+
+
+def _denied(results: Sequence[OrgResult]) -> list[str]:
+    denied = []
+    for result in results:
+        if result.response is None:
+            continue
+        for denial in result.response.denied:
+            denied.append(denial.path)
+    return denied
+
+
+class FederatedSearcher:
+    """The root as an answerer's searcher, for one signed-in user (their token travels to every node).
+
+    Example:
+        >>> answerer = Answerer(FederatedSearcher(root, token), AnswerSettings())  # doctest: +SKIP
+    """
+
+    def __init__(self, root: FederationRoot, token: str, mode: Mode | None = None) -> None:
+        self.root = root
+        self.token = token
+        self.mode = mode
+        self.last: FederatedRetrieval | None = None
+
+    def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
+        """The federated retrieval of ``question``; the organisations' statuses stay in `last`."""
+        self.last = self.root.search(question, self.token, filters, k, mode=self.mode)
+        return self.last.retrieval

@@ -1,0 +1,241 @@
+"""A node's tree at work: routers and leaves gate the search with the node's policies, leaves check every document,
+routers merge their children's candidates, and the node ranks its own top-k.
+
+Each leaf resolves patient names against its own registry (the patients it holds), so a name only another leaf
+knows empties this leaf's search rather than matching someone else.
+
+Example:
+    >>> tree = NodeTree.open(load_node_config(pathlib.Path("hospital_a.toml")), embedder)  # doctest: +SKIP
+    >>> outcome = tree.search(actor, RetrieveRequest(query="Who had a stroke?"), engine)  # doctest: +SKIP
+    >>> outcome.searched[:2]  # doctest: +SKIP
+    ['A', 'A/admissions']
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Literal
+
+from clinrag.access.policy import PolicyEngine
+from clinrag.errors import ClinragError, FederationError
+from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
+from clinrag.federation.protocol import Denial, PathError, RetrieveRequest
+from clinrag.index.edge import EdgeStore
+from clinrag.index.embed import Embedder, Vectors
+from clinrag.index.server import ServerStore
+from clinrag.index.store import StoreHit, StoreQuery, VectorStore
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.retrieve.candidates import Candidates, merge_candidates
+from clinrag.retrieve.hybrid import CHUNKS_FILE, TimedEmbedder, gather, list_names, plan_query
+from clinrag.retrieve.patients import PatientRegistry
+from clinrag.settings import RetrieveSettings
+from clinrag.types import Actor, Chunk
+
+log = logging.getLogger("clinrag.node")
+
+
+class _LockedStore:
+    """A store whose queries run one at a time (an embedded shard is not shared between threads)."""
+
+    def __init__(self, store: VectorStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self.manifest = store.manifest
+
+    def query(self, query: StoreQuery) -> list[StoreHit]:
+        with self._lock:
+            return self._store.query(query)
+
+    def count(self) -> int:
+        with self._lock:
+            return self._store.count()
+
+    def close(self) -> None:
+        self._store.close()
+
+
+@dataclass
+class Leaf:
+    """A leaf ready to search: its store and its own patient registry."""
+
+    spec: LeafSpec
+    store: _LockedStore
+    registry: PatientRegistry
+
+
+@dataclass
+class TreeOutcome:
+    """What a search of the tree found and where it looked."""
+
+    candidates: Candidates
+    searched: list[str] = field(default_factory=list)
+    denied: list[Denial] = field(default_factory=list)
+    errors: list[PathError] = field(default_factory=list)
+    leaves_searched: int = 0
+    leaves_without_patient: int = 0
+    refused_documents: int = 0
+    query_vector: Vectors | None = None
+    named_patient: bool = False
+    """A leaf below resolved a patient the question names (then only such leaves' candidates count)."""
+
+    @property
+    def no_such_patient(self) -> bool:
+        """Every searched leaf said the question names a patient it does not hold."""
+        return self.leaves_searched > 0 and self.leaves_without_patient == self.leaves_searched
+
+
+class NodeTree:
+    """The routers and leaves of one organisation, opened from its config."""
+
+    def __init__(
+        self,
+        config: NodeConfig,
+        leaves: dict[str, Leaf],
+        chunks: ChunkStore,
+        embedder: Embedder,
+        settings: RetrieveSettings,
+    ) -> None:
+        self.config = config
+        self.leaves = leaves
+        self.chunks = chunks
+        self.embedder = embedder
+        self.settings = settings
+        self._closed = False
+
+    @classmethod
+    def open(cls, config: NodeConfig, embedder: Embedder, settings: RetrieveSettings | None = None) -> NodeTree:
+        """Open every leaf's store and registry; refuse a store built with another embedder.
+
+        Raises:
+            FederationError: a leaf's store is missing or was built with another embedder.
+        """
+        chunks = ChunkStore.open(config.data / CHUNKS_FILE)
+        leaves: dict[str, Leaf] = {}
+        try:
+            for spec in config.tree.leaves():
+                store = _open_store(spec)
+                store.manifest.check(embedder.id, embedder.dimension, f"leaf {spec.path}")
+                leaves[spec.path] = Leaf(spec, _LockedStore(store), PatientRegistry(chunks.patients(spec.dept)))
+        except ClinragError as exc:
+            for leaf in leaves.values():
+                leaf.store.close()
+            chunks.close()
+            raise FederationError(f"node {config.org}: {exc}") from None
+        return cls(config, leaves, chunks, embedder, settings or RetrieveSettings())
+
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for (the embedder, spaCy's person tagger), so that the
+        first request after start answers within the root's timeout."""
+        warm = RetrieveRequest(query="Did Alex Example have chest pain?", k=1, fetch_k=1)
+        for leaf in list(self.leaves.values())[:1]:
+            plan_query(warm.query, None, self.settings, leaf.registry, self.chunks, TimedEmbedder(self.embedder))
+
+    def close(self) -> None:
+        """Release every store (once; later calls do nothing)."""
+        if self._closed:
+            return
+        self._closed = True
+        for leaf in self.leaves.values():
+            leaf.store.close()
+        self.chunks.close()
+
+    def counts(self) -> dict[str, int]:
+        """Chunks per leaf path (for the manifest)."""
+        return {path: leaf.store.count() for path, leaf in self.leaves.items()}
+
+    def search(self, actor: Actor, request: RetrieveRequest, engine: PolicyEngine) -> TreeOutcome:
+        """Search the tree for ``actor``: gates first, then leaves concurrently, documents checked one by one."""
+        search = _Search(self, actor, request, engine)
+        return search.visit(self.config.tree)
+
+
+def _open_store(spec: LeafSpec) -> VectorStore:
+    if spec.store is not None:
+        if not spec.store.is_dir():
+            raise FederationError(f"leaf {spec.path}: no index at {spec.store}; run 'clinrag index build'")
+        return EdgeStore.open(spec.store)
+    if spec.qdrant_url is None or spec.collection is None:
+        raise FederationError(f"leaf {spec.path}: needs a store path, or a qdrant_url and a collection")
+    return ServerStore.open(ServerStore.connect(spec.qdrant_url), spec.collection)
+
+
+class _Search:
+    """One request's walk through the tree."""
+
+    def __init__(self, tree: NodeTree, actor: Actor, request: RetrieveRequest, engine: PolicyEngine) -> None:
+        self.tree = tree
+        self.actor = actor
+        self.request = request
+        self.engine = engine
+        self.embed = TimedEmbedder(tree.embedder)
+        self.fetch_k = max(request.fetch_k, request.k)
+        self.lock = threading.Lock()
+
+    def visit(self, spec: LeafSpec | RouterSpec) -> TreeOutcome:
+        kind: Literal["router", "leaf"] = "leaf" if isinstance(spec, LeafSpec) else "router"
+        dept = spec.dept if isinstance(spec, LeafSpec) else None
+        decision = self.engine.can_search(self.actor, self.tree.config.org, spec.path, kind, dept)
+        if not decision.allowed:
+            return TreeOutcome(Candidates({}), denied=[Denial(path=spec.path, reasons=list(decision.reasons))])
+        if isinstance(spec, LeafSpec):
+            return self._leaf(spec)
+        children = list(spec.children)
+        if len(children) == 1:
+            parts = [self.visit(children[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=len(children), thread_name_prefix=f"router-{spec.name}") as pool:
+                parts = list(pool.map(self.visit, children))
+        merged = _combine(parts, self.fetch_k)
+        merged.searched.insert(0, spec.path)
+        return merged
+
+    def _leaf(self, spec: LeafSpec) -> TreeOutcome:
+        leaf = self.tree.leaves[spec.path]
+        settings = self.tree.settings
+        try:
+            plan = plan_query(
+                self.request.query, self.request.filters, settings, leaf.registry, self.tree.chunks, self.embed
+            )
+            names = list_names(self.request.mode, plan, settings.section_weight)
+            found = gather([leaf.store], plan, names, self.fetch_k, admit=self._admit)
+        except Exception as exc:  # one leaf failing costs that leaf, never the node's answer
+            message = str(exc) if isinstance(exc, ClinragError) else f"search failed ({type(exc).__name__})"
+            log.error("leaf=%s search failed: %s", spec.path, type(exc).__name__)
+            failed = TreeOutcome(Candidates({}), searched=[spec.path])
+            failed.errors.append(PathError(path=spec.path, message=message))
+            return failed
+        return TreeOutcome(
+            found.candidates,
+            searched=[spec.path],
+            leaves_searched=1,
+            leaves_without_patient=int(plan.no_such_patient),
+            refused_documents=found.refused,
+            query_vector=plan.dense,
+            named_patient=plan.resolution is not None and bool(plan.resolution.subject_ids),
+        )
+
+    def _admit(self, chunks: Sequence[Chunk]) -> list[bool]:
+        return [decision.allowed for decision in self.engine.can_retrieve(self.actor, chunks)]
+
+
+def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
+    """Merge children's outcomes. When some child resolved a patient the question names, the others' candidates
+    are dropped: their registries lack that patient (a name spaCy did not flag would otherwise let them answer
+    about everyone)."""
+    named = any(part.named_patient for part in parts)
+    kept = [part.candidates for part in parts if part.named_patient or not named]
+    combined = TreeOutcome(merge_candidates(kept, fetch_k), named_patient=named)
+    for part in parts:
+        combined.searched += part.searched
+        combined.denied += part.denied
+        combined.errors += part.errors
+        combined.leaves_searched += part.leaves_searched
+        combined.leaves_without_patient += part.leaves_without_patient
+        combined.refused_documents += part.refused_documents
+        if combined.query_vector is None:
+            combined.query_vector = part.query_vector
+    return combined
