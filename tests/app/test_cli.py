@@ -70,12 +70,12 @@ def test_ingest_without_org_says_how_to_give_one(tmp_path: Path) -> None:
 
 
 def test_demo_builds_three_hospitals(tmp_path: Path) -> None:
-    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12")
+    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12", "--no-serve")
     assert result.returncode == 0, result.stderr
     for org in ("A", "B", "C"):
         assert (tmp_path / f"demo/nodes/{org}/chunks.sqlite").is_file()
     assert "neurology" in result.stdout
-    again = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12")
+    again = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12", "--no-serve")
     assert again.returncode == 0
 
 

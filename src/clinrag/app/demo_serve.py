@@ -21,7 +21,7 @@ from clinrag.errors import ClinragError
 
 def start_federation(servers: Supervisor, files: FederationFiles, ports: DemoPorts, config: Path | None) -> None:
     """Start every hospital's identity provider and node under ``servers`` and wait until all answer."""
-    settings = ["--config", str(config)] if config is not None else []
+    settings = ["--settings", str(config)] if config is not None else []
     for org in files.nodes:
         issuer = ports.issuer(org)
         servers.start(
@@ -56,7 +56,8 @@ def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Pat
             users.add_row(user.subject, user.org, user.role, user.dept or "", ", ".join(user.affiliations))
         console.print(users)
         console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
-        console.print(f"Logs: {logs}. Audit logs: {files.folder.parent / 'audit'}. Press Ctrl-C to stop.")
+        console.print(f"Logs: {logs}; audit logs: {files.folder.parent / 'audit'}")
+        console.print("Ready. Press Ctrl-C to stop.", soft_wrap=True)
         try:
             while True:
                 for child in servers.children:

@@ -63,7 +63,9 @@ def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
         if policies.exists():
             shutil.rmtree(policies)
         shutil.copytree(POLICY_ROOT / org, policies)
-        children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in leaves)
+        # A department with no records yet has no index: it joins the tree once it has (rerun clinrag demo).
+        built = [leaf for leaf in leaves if (out / "nodes" / org / "index" / leaf).is_dir()]
+        children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in built)
         text = (
             f"# Hospital {org}'s node (written by clinrag demo). Paths are relative to this file.\n"
             f'[node]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\ndata = "../nodes/{org}"\n'

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.console import console, settings_for
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
@@ -19,13 +19,17 @@ from clinrag.index.embed import embedder_from
 node_app = typer.Typer(help="Run an organisation's node: its tree, policies and API.", no_args_is_help=True)
 
 NodeConfigOption = Annotated[Path, typer.Option("--config", help="The node's config file (see docs/federation.md).")]
+SettingsOption = Annotated[
+    Path | None,
+    typer.Option("--settings", help="clinrag settings file (default: $CLINRAG_CONFIG, else ./clinrag.toml)."),
+]
 
 
 @node_app.command("serve")
 def serve_command(
     node_config: NodeConfigOption,
     port: Annotated[int | None, typer.Option(help="Port (default: the config's).")] = None,
-    config: ConfigOption = None,
+    settings: SettingsOption = None,
 ) -> None:
     """Serve the node's API on its host and port until Ctrl-C.
 
@@ -36,22 +40,23 @@ def serve_command(
     """
     import uvicorn
 
-    loaded = settings_for(config).settings
+    loaded = settings_for(settings).settings
     node_settings = load_node_config(node_config)
     node = Node.open(node_settings, embedder_from(loaded.index), loaded.retrieve)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per key fetch is noise
     chosen = node_settings.port if port is None else port
     console.print(f"node {node_settings.org} ({node_settings.name}) on http://{node_settings.host}:{chosen}")
     uvicorn.run(create_node_app(node), host=node_settings.host, port=chosen, log_level="warning")
 
 
 @node_app.command("check")
-def check_command(node_config: NodeConfigOption, config: ConfigOption = None) -> None:
+def check_command(node_config: NodeConfigOption, settings: SettingsOption = None) -> None:
     """Check a node's config, policies and indexes without serving; print its manifest.
 
     Example: clinrag node check --config data/demo/federation/A.toml
     """
-    loaded = settings_for(config).settings
+    loaded = settings_for(settings).settings
     node = Node.open(load_node_config(node_config), embedder_from(loaded.index), loaded.retrieve)
     try:
         manifest = node.manifest()

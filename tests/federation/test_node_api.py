@@ -1,0 +1,105 @@
+"""The node's HTTP API: tokens checked by the node itself, audit of every request (ids only), manifest without
+patient data, and no request — however malformed — crashes it (schemathesis over the published OpenAPI)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import response_schema_conformance
+
+from clinrag.federation.audit import AuditLog
+from clinrag.federation.node import create_node_app
+
+from .conftest import EMBEDDER, Federation
+
+
+def test_health_and_manifest_need_no_token_and_hold_no_patient_data(federation: Federation) -> None:
+    base = federation.servers["B"].url
+    assert httpx.get(f"{base}/v1/health").json() == {"status": "ok", "node": "B"}
+    manifest = httpx.get(f"{base}/v1/manifest").json()
+    assert manifest["node"] == "B"
+    assert manifest["embedder"] == EMBEDDER.id
+    assert {leaf["path"] for leaf in manifest["leaves"]} == {"B/admissions", "B/medicine", "B/cardiothoracic"}
+    assert "For patient" not in str(manifest)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [None, "Bearer", "Bearer not.a.jwt", "Basic dXNlcjpwYXNz", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."],
+)
+def test_a_bad_or_missing_token_gets_401_and_no_data(federation: Federation, header: str | None) -> None:
+    headers = {"Authorization": header} if header else {}
+    reply = httpx.post(f"{federation.servers['A'].url}/v1/retrieve", json={"query": "aspirin"}, headers=headers)
+    assert reply.status_code in (401, 403)
+    assert "hits" not in reply.json()
+
+
+def test_a_token_for_another_audience_or_issuer_is_refused(federation: Federation) -> None:
+    from clinrag.access.login import sign_in
+
+    other_audience = sign_in(federation.providers["A"].issuer, "A.phys", client_id="another-app").id_token
+    reply = httpx.post(
+        f"{federation.servers['A'].url}/v1/retrieve",
+        json={"query": "aspirin"},
+        headers={"Authorization": f"Bearer {other_audience}"},
+    )
+    assert reply.status_code == 401
+    assert "audience" in reply.json()["detail"]
+
+
+def test_every_request_is_audited_with_ids_never_text(federation: Federation) -> None:
+    question = "Which medications was the patient discharged on?"
+    token = federation.token("B.nurse")
+    reply = httpx.post(
+        f"{federation.servers['A'].url}/v1/retrieve",
+        json={"query": question, "k": 3},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    ).json()
+    httpx.post(f"{federation.servers['A'].url}/v1/retrieve", json={"query": question})  # no token
+    log = AuditLog(federation.configs["A"].audit_log)
+    assert log.verify() >= 2
+    mine = log.query(user="B.nurse")
+    assert mine
+    last = mine[-1]
+    assert last.org == "B"
+    assert last.role == "nurse"
+    assert "A/psychiatry" in last.denied
+    assert set(last.returned) >= {hit["chunk"]["chunk_id"] for hit in reply["hits"]}
+    assert any(entry.outcome == "unauthenticated" for entry in log.entries())
+    text = log.path.read_text()
+    assert question not in text
+    assert "For patient" not in text
+    patient = next(iter(last.patients), None)
+    if patient is not None:
+        assert last in log.query(patient=patient)
+
+
+def test_an_altered_audit_log_is_detected(federation: Federation, tmp_path: pytest.TempPathFactory) -> None:
+    source = federation.configs["A"].audit_log.read_text().splitlines()
+    assert len(source) >= 2
+    copy = AuditLog(tmp_path / "audit.jsonl")  # type: ignore[operator]
+    copy.path.write_text("\n".join([source[0].replace('"role":"', '"role":"x'), *source[1:]]) + "\n")
+    with pytest.raises(Exception, match="altered"):
+        copy.verify()
+
+
+def test_nothing_a_client_sends_crashes_the_node(federation: Federation) -> None:
+    """Schemathesis generates requests from the node's OpenAPI (valid and invalid bodies, a real token) and checks
+    that none gets a server error, an undocumented status or content type, or acceptance of invalid data."""
+    schema = schemathesis.openapi.from_asgi("/openapi.json", create_node_app(federation.nodes["C"]))
+    headers = {"Authorization": f"Bearer {federation.token('C.research')}"}
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert {operation.label for operation in operations} >= {"POST /v1/retrieve", "GET /v1/manifest"}
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+        def call(case: schemathesis.Case) -> None:
+            # Record times are MIMIC's naive (de-identified, shifted) local times, which JSON Schema's RFC 3339
+            # "date-time" format does not admit; every other check, server errors first, applies.
+            case.call_and_validate(headers=headers, excluded_checks=[response_schema_conformance])
+
+        call()
