@@ -5,10 +5,22 @@
   <= 15 s with k = 5);
 - negative rejection (tests no record mentions), noise robustness (drugs the patient never had: only
   related-but-irrelevant hits) and patients of other hospitals: abstention rates;
-- the adversarial suite (instructions in notes and questions, requests for other patients): pass rate;
+- the adversarial suite (instructions in notes and questions, requests for other patients): pass rate, and how
+  many cases passed with a grounded answer and how many by abstaining;
 - for the local model: time to first token and tokens/s on a ~600-token prompt.
 
-    python benchmarks/bench_answers.py [--patients 120] [--generators extractive,local] [--local-questions 20]
+Generators: ``extractive`` (no model), ``local`` (the demo GGUF in-process through llama.cpp) and ``openai`` (the
+``openai`` client against the same loaded model served by llama.cpp on 127.0.0.1, ``LlamaCppGenerator.base_url``:
+the remote path end to end, with the endpoint's estimated token counts). The model generators answer
+``--local-questions`` questions of each kind; ``openai`` only the kinds in ``--openai-kinds``.
+
+With ``--update`` the figures measured replace theirs in the existing results file and the rest are kept (each
+generator's parts carry their own ``measured_at``); with ``--parts`` a run measures only some of ``questions``,
+``adversarial`` and ``speed``. So the generators can be measured in separate runs that each stay short on a
+shared machine.
+
+    python benchmarks/bench_answers.py [--patients 120] [--generators extractive,local,openai] [--out DIR]
+                                       [--update] [--parts questions,adversarial,speed]
 """
 
 from __future__ import annotations
@@ -16,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import json
 import random
 import tempfile
 import time
@@ -26,7 +39,8 @@ from clinrag.evaluate.adversarial import pass_rate, run_suite
 from clinrag.evaluate.answers import AnswerQuestion, rejection_questions, run_answers, summarise
 from clinrag.evaluate.retrieval import ChunkLookup, Cohort, build_questions
 from clinrag.generate.answer import Answerer
-from clinrag.generate.llm import Generator, generator_from
+from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
+from clinrag.generate.local import REQUEST_EXTRAS, LlamaCppGenerator
 from clinrag.generate.prompts import clinical_messages, source_block
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.index.indexer import build_indexes
@@ -35,7 +49,7 @@ from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.settings import AnswerSettings, IngestSettings, PathSettings, RetrieveSettings
-from common import write
+from common import RESULTS, machine, write
 
 
 def _names(folder: Path) -> list[str]:
@@ -105,16 +119,47 @@ def _speed(generator: Generator, node: Path) -> dict[str, Any]:
     }
 
 
+def _chosen(questions: list[AnswerQuestion], per_kind: int, kinds: set[str] | None) -> list[AnswerQuestion]:
+    """The first ``per_kind`` questions of each kind (of ``kinds``, if given), in order."""
+    taken: dict[str, int] = {}
+    chosen = []
+    for question in questions:
+        if (kinds is None or question.kind in kinds) and taken.get(question.kind, 0) < per_kind:
+            chosen.append(question)
+            taken[question.kind] = taken.get(question.kind, 0) + 1
+    return chosen
+
+
+def _adversarial(embedder: OnnxMiniLmEmbedder, generator: Generator | None, settings: AnswerSettings) -> dict[str, Any]:
+    suite = run_suite(embedder, generator, settings)
+    return {
+        "cases": len(suite),
+        "pass_rate": round(pass_rate(suite), 4),
+        "passed_grounded": sum(r.passed and not r.abstained for r in suite),
+        "passed_abstained": sum(r.passed and r.abstained for r in suite),
+        "failed": [{"case": r.name, "why": r.why} for r in suite if not r.passed],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--patients", type=int, default=120)
     parser.add_argument("--per-kind", type=int, default=30, help="questions per kind for the extractive answerer")
-    parser.add_argument("--generators", default="extractive,local")
-    parser.add_argument("--local-questions", type=int, default=10, help="questions per kind for the local model")
+    parser.add_argument("--generators", default="extractive,local,openai")
+    parser.add_argument("--local-questions", type=int, default=10, help="questions per kind for the model generators")
+    parser.add_argument(
+        "--openai-kinds", default="negative,noise,unseen_patient", help="question kinds the openai generator answers"
+    )
     parser.add_argument("--out", type=Path, default=None, help="work folder, reused between runs")
+    parser.add_argument("--update", action="store_true", help="keep the figures not measured now in the results")
+    parser.add_argument("--parts", default="questions,adversarial,speed", help="what to measure")
     args = parser.parse_args()
     results: dict[str, Any] = {}
+    if args.update and (RESULTS / "answers.json").is_file():
+        kept = json.loads((RESULTS / "answers.json").read_text())
+        results = {key: value for key, value in kept.items() if key not in {"benchmark", "machine"}}
     embedder = OnnxMiniLmEmbedder(threads=2).load()
+    local: LlamaCppGenerator | None = None
     with tempfile.TemporaryDirectory() as scratch:
         work = args.out or Path(scratch)
         started = time.perf_counter()
@@ -122,32 +167,44 @@ def main() -> None:
         results["prepare_seconds"] = round(time.perf_counter() - started, 1)
         questions = _questions(cohort, node, args.per_kind)
         for name in args.generators.split(","):
-            settings = AnswerSettings(generator=name, sources=5)  # type: ignore[arg-type]
-            generator = generator_from(settings, PathSettings())
+            started = time.perf_counter()
+            settings = AnswerSettings.model_validate({"generator": name, "sources": 5})
+            generator: Generator | None = None
             chosen = questions
-            if generator is not None:
-                per_kind: dict[str, int] = {}
-                chosen = []
-                for q in questions:
-                    if per_kind.get(q.kind, 0) < args.local_questions:
-                        chosen.append(q)
-                        per_kind[q.kind] = per_kind.get(q.kind, 0) + 1
-            retriever = Retriever.open(node, RetrieveSettings(), embedder)
-            try:
-                answerer = Answerer(retriever, settings, generator, embedder)
-                figures = summarise(run_answers(answerer, chosen))
-            finally:
-                retriever.close()
-            suite = run_suite(embedder, generator, settings)
-            figures["adversarial"] = {
-                "cases": len(suite),
-                "pass_rate": round(pass_rate(suite), 4),
-                "failed": [{"case": r.name, "why": r.why} for r in suite if not r.passed],
-            }
-            if generator is not None:
+            if name in {"local", "openai"}:
+                if local is None:
+                    found = generator_from(settings.model_copy(update={"generator": "local"}), PathSettings())
+                    assert isinstance(found, LlamaCppGenerator)
+                    local = found
+                generator = local
+                chosen = _chosen(questions, args.local_questions, None)
+                if name == "openai":
+                    generator = OpenAIChatGenerator(
+                        local.base_url, "local", context_window=settings.context_window, extra_body=REQUEST_EXTRAS
+                    )
+                    chosen = _chosen(questions, args.local_questions, set(args.openai_kinds.split(",")))
+            parts = set(args.parts.split(","))
+            figures: dict[str, Any] = {"generator": "extractive" if generator is None else generator.id}
+            if "questions" in parts:
+                retriever = Retriever.open(node, RetrieveSettings(), embedder)
+                try:
+                    figures.update(summarise(run_answers(Answerer(retriever, settings, generator, embedder), chosen)))
+                finally:
+                    retriever.close()
+            if "adversarial" in parts:
+                figures["adversarial"] = _adversarial(embedder, generator, settings)
+            if "speed" in parts and name == "local" and generator is not None:
                 figures["speed"] = _speed(generator, node)
-            results[name] = figures
-    write("answers", results)
+            measured = {"seconds": round(time.perf_counter() - started, 1), "at": machine()["measured_at"]}
+            figures["measured"] = {**results.get(name, {}).get("measured", {}), args.parts: measured}
+            results[name] = {**results.get(name, {}), **figures}
+            results["settings"] = {
+                "sources": 5,
+                "support_threshold": settings.support_threshold,
+                "semantic_support": settings.semantic_support,
+                "on_question_check": True,
+            }
+            write("answers", results)  # after each generator, so an interrupted run keeps what it measured
 
 
 if __name__ == "__main__":

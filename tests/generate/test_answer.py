@@ -50,12 +50,16 @@ def test_an_extractive_answer_is_cited_and_verified(retriever: Retriever, cohort
 
 
 def test_an_unknown_patient_abstains_without_calling_the_model(retriever: Retriever) -> None:
+    question = "What was Zebediah Quuxworth discharged on?"
     answerer = Answerer(retriever, AnswerSettings(generator="openai"), generator=UNREACHABLE, searched=("C",))
-    answer = answerer.answer("What was Zebediah Quuxworth discharged on?")
+    answer = answerer.answer(question)
     assert answer.abstained
     assert answer.abstention is not None
     assert "No patient" in answer.abstention.reason
-    assert answer.abstention.searched == ("C",)
+    searched = retriever.retrieve(question).searched  # the leaves the retrieval names win over the fallback
+    assert searched
+    assert answer.abstention.searched == searched
+    assert answer.text.endswith(f"Searched: {', '.join(searched)}.")
     assert answer.sentences == ()
 
 

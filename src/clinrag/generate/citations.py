@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,10 +37,12 @@ _SOURCE_SENTENCE = re.compile(r"[^\n.!?]+[.!?]?")
 
 @dataclass(frozen=True)
 class Verification:
-    """Verified sentences, and how many citations pointed at sources that were not given."""
+    """Verified sentences, how many citations pointed at sources that were not given, and how many sentences their
+    sources supported but that were not about the question (see :func:`on_question`)."""
 
     sentences: tuple[AnswerSentence, ...]
     invalid_citations: int
+    off_question: int = 0
 
     @property
     def supported(self) -> tuple[AnswerSentence, ...]:
@@ -187,3 +189,41 @@ def _semantic_support(
             cosines = source_vectors[first:last] @ sentence_vectors[index]
             found[index, n] = float(np.clip(cosines.max(), 0.0, 1.0))
     return found
+
+
+def on_question(checked: Verification, terms: Iterable[str], sources: Mapping[int, str]) -> Verification:
+    """``checked`` with every supported sentence whose cited sources mention none of ``terms`` (the question's
+    specific words, :func:`clinrag.generate.extractive.question_terms`) set unsupported and counted as off-question.
+
+    Support is checked against the cited source, not against the question: "Ada was discharged on apixaban [1]"
+    is supported by her medication list whatever was asked. When the question asks about a specific thing
+    (warfarin, a colonoscopy), a sentence answers it only if the evidence it cites mentions that thing — the test
+    the extractive answerer applies when it picks lines. The sentence's own words do not count: "discharged on
+    warfarin 5 mg [1]", citing a list that holds apixaban 5 mg, would otherwise pass both checks. No terms (the
+    question asks for a kind of information, "what was she sent home on?"): every sentence is on the question.
+    A sentence keeps its support score; only ``supported`` changes.
+
+    Example:
+        >>> sources = {1: "Discharge Medications: Apixaban 5 mg PO BID"}
+        >>> checked = verify("Discharged on warfarin 5 mg [1].", sources, threshold=0.4)
+        >>> checked.sentences[0].supported
+        True
+        >>> found = on_question(checked, ["warfarin"], sources)
+        >>> found.sentences[0].supported, found.off_question
+        (False, 1)
+        >>> on_question(verify("Apixaban 5 mg [1].", sources), ["apixaban"], sources).sentences[0].supported
+        True
+    """
+    wanted = set(terms)
+    if not wanted:
+        return checked
+    mentions = {number: bool(wanted & set(tokenize(text))) for number, text in sources.items()}
+    kept: list[AnswerSentence] = []
+    off = 0
+    for sentence in checked.sentences:
+        if sentence.supported and not any(mentions.get(number, False) for number in sentence.citations):
+            kept.append(sentence.model_copy(update={"supported": False}))
+            off += 1
+        else:
+            kept.append(sentence)
+    return Verification(tuple(kept), checked.invalid_citations, checked.off_question + off)

@@ -5,7 +5,9 @@ A line answers when it shares content words with the question (after the same la
 expansion BM25 uses) or comes from a section the question asks about; short lists (medications, diagnoses) are
 quoted whole. When the question names a specific thing (a drug, a condition, a test), only sources and lines
 that mention it qualify, so related-but-irrelevant hits give an abstention rather than an off-target quote.
-Lines are taken from the sources in rank order, at most ``max_lines`` in all.
+Lines are taken from the sources in rank order, at most ``max_lines`` in all, and grouped by patient (or, for
+sources about no patient, by organisation): the group holding the best-ranked line comes first, and lines keep
+their rank order within a group.
 
 Example:
     >>> from clinrag.types import Chunk, Source
@@ -49,9 +51,11 @@ _QUESTION_WORDS: Final = """
     take-home once back keep start started starting stop stopped stopping give given treat treated treatment
     change changed switch switched increase increased decrease decreased reason because cause caused happen
     happened occur occurred need needed use used new prior current much many often
+    health medical long-term leaving consume consumes themselves himself herself themself etoh
 """
 GENERIC: Final[frozenset[str]] = frozenset(tokenize(_QUESTION_WORDS))
-"""Words that say what kind of thing is asked, not which thing; a line need not contain them."""
+"""Words that say what kind of thing is asked, not which thing; a line need not contain them. (``etoh`` is here
+because query understanding adds it for "drink" and "alcohol", which are kinds of information too.)"""
 
 
 def specific_terms(question: str, lexical_text: str) -> frozenset[str]:
@@ -63,6 +67,23 @@ def specific_terms(question: str, lexical_text: str) -> frozenset[str]:
         ['ada', 'warfarin']
     """
     return frozenset(tokenize(lexical_text)) - GENERIC
+
+
+def question_terms(question: str, names: Iterable[str] = ()) -> frozenset[str]:
+    """The :func:`specific_terms` of ``question`` (after query understanding), less the words of ``names`` (the
+    patients it names, or whose records answer it: they are filters, not things to find). Empty when the question
+    only names a kind of information. The extractive answerer quotes only lines holding one of these terms, and
+    verification holds every generator to the same test (:mod:`clinrag.generate.answer`).
+
+    Example:
+        >>> sorted(question_terms("What dose of warfarin was Ada Stone discharged on?", ["Ada Stone"]))
+        ['warfarin']
+        >>> question_terms("What was Ada Stone sent home on?", ["Ada Stone"])
+        frozenset()
+    """
+    understanding = understand(question)
+    named = {token for name in names for token in tokenize(name)}
+    return specific_terms(question, understanding.lexical_text) - named
 
 
 def _lines(text: str) -> list[str]:
@@ -111,9 +132,7 @@ def extract_answer(
     understanding = understand(question)
     wanted = set(tokenize(understanding.lexical_text))
     sections = set(understanding.sections)
-    named = [*names, *(source.chunk.patient_name or "" for source in sources)]
-    names_tokens = {token for name in named for token in tokenize(name)}
-    specific = specific_terms(question, understanding.lexical_text) - names_tokens
+    specific = question_terms(question, [*names, *(source.chunk.patient_name or "" for source in sources)])
     if sections and any(source.chunk.section in sections for source in sources):
         sources = [source for source in sources if source.chunk.section in sections]
     chosen: dict[tuple[str, str], list[int]] = {}
@@ -124,8 +143,24 @@ def extract_answer(
                 break
             chosen.setdefault(key, []).append(source.number)
     return "\n".join(
-        f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in chosen.items()
+        f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in _grouped(chosen)
     )
+
+
+def _grouped(
+    chosen: dict[tuple[str, str], list[int]],
+) -> list[tuple[tuple[str, str], list[int]]]:
+    """The chosen lines grouped by label (patient or organisation): groups in the order of their best-ranked line,
+    lines in rank order within each group (``chosen`` is in rank order, and ``sorted`` is stable).
+
+    Example:
+        >>> [key for key, _ in _grouped({("Ann", "a"): [1], ("Bo", "b"): [2], ("Ann", "c"): [3]})]
+        [('Ann', 'a'), ('Ann', 'c'), ('Bo', 'b')]
+    """
+    first: dict[str, int] = {}
+    for index, (label, _) in enumerate(chosen):
+        first.setdefault(label, index)
+    return sorted(chosen.items(), key=lambda item: first[item[0][0]])
 
 
 def _picked_lines(source: Source, wanted: set[str], specific: frozenset[str], sections: set[str]) -> list[str]:

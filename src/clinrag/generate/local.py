@@ -17,7 +17,7 @@ import json
 import queue
 import threading
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -120,7 +120,9 @@ class LlamaCppGenerator:
         content = reply["choices"][0]["message"].get("content")
         return content if isinstance(content, str) else ""
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int, temperature: float = 0.0) -> Iterator[str]:
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, temperature: float = 0.0
+    ) -> Generator[str, None, None]:
         """The same reply as `complete`, yielded in pieces as the model produces them. Closing the iterator early
         stops generation.
 
