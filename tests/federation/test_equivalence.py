@@ -11,11 +11,12 @@ from clinrag.federation.root import FederationRoot
 from clinrag.index.indexer import build_indexes
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
-from clinrag.retrieve.hybrid import Retriever
+from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.settings import FederationSettings, RetrieveSettings
 
 from .conftest import EMBEDDER, ORGS, SETTINGS, Federation
 
+EMBEDDER_ONCE = TimedEmbedder(EMBEDDER)
 QUESTIONS = (
     "hospital course",
     "Which patients were discharged on aspirin?",
@@ -48,7 +49,11 @@ def _ids(hits: tuple[object, ...]) -> list[str]:
 
 
 def test_federated_dense_equals_centralised(open_federation: Federation, centralised: Retriever) -> None:
-    root = FederationRoot(open_federation.orgs, RetrieveSettings(), EMBEDDER.id, FederationSettings(timeout=30))
+    # The root embeds the question once and sends the vector; nodes use it (and re-embed what they change).
+    federation_settings = FederationSettings(timeout=30)
+    root = FederationRoot(
+        open_federation.orgs, RetrieveSettings(), EMBEDDER.id, federation_settings, embed=EMBEDDER_ONCE
+    )
     token = open_federation.token("A.phys")
     assert centralised.chunks is not None
     names = [name for _, name in centralised.chunks.patients() if name][:4]

@@ -76,3 +76,10 @@ def test_int8_onnx_agrees_with_fp32_sentence_transformers(embedder: OnnxMiniLmEm
     texts = SENTENCES * 3 + [f"{s} Follow up in {i} weeks." for i, s in enumerate(SENTENCES)]
     cosines = np.sum(embedder.embed(texts) * reference.embed(texts), axis=1)
     assert float(cosines.min()) >= 0.99
+
+
+def test_parallel_batches_give_the_same_vectors(embedder: OnnxMiniLmEmbedder) -> None:
+    texts = SENTENCES * 4 + ["aspirin " * 300, "x"]
+    parallel = OnnxMiniLmEmbedder(threads=2, batch_size=3).embed(texts)
+    assert np.allclose(parallel, embedder.embed(texts), atol=1e-5)
+    assert np.allclose(parallel[: len(SENTENCES)], parallel[len(SENTENCES) : 2 * len(SENTENCES)], atol=1e-5)

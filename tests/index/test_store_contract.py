@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -14,11 +15,15 @@ from clinrag.errors import StoreError
 from clinrag.index.edge import EdgeStore
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.server import ServerStore
-from clinrag.index.store import EmbedderMismatchError, IndexManifest, StoreQuery, VectorStore
+from clinrag.index.store import EmbedderMismatchError, IndexManifest, StoreQuery, VectorStore, payload_digest
 from clinrag.types import Chunk, SearchFilters, SourceKind
 
 DEPTS = ("medicine", "surgery", "psychiatry")
 SECTIONS = ("History of Present Illness", "Brief Hospital Course", "Discharge Medications")
+ORGS = ("A", "B")
+SERVICES = ("MED", "SURG", "PSYCH", "CMED")
+NOTE_TYPES = ("DS", "RR")
+KINDS = ("note", "row")
 WORDS = [
     "fever",
     "cough",
@@ -38,21 +43,26 @@ DIM = 8
 
 
 def _corpus(size: int = 120, seed: int = 0) -> tuple[list[Chunk], np.ndarray, list[dict[int, float]]]:
+    """Chunks over two organisations, three departments, four services, two note types, rows and notes, 2015-2022
+    (BM25 scores tie often: few distinct words and lengths)."""
     rng = random.Random(seed)
     chunks = []
     for i in range(size):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))
+        row = i % 5 == 0
         chunks.append(
             Chunk.create(
                 source_id=f"note:{i // 4}",
                 text=text,
-                org="A",
+                org=ORGS[i % 2] if i % 3 else "A",
                 dept=DEPTS[i % 3],
                 leaf=DEPTS[i % 3],
                 subject_id=1000 + i % 7,
                 hadm_id=2000 + i % 11,
                 section=SECTIONS[i % 3],
-                source_kind=SourceKind.NOTE if i % 5 else SourceKind.ROW,
+                service=SERVICES[i % 4],
+                note_type=None if row else NOTE_TYPES[i % 2],
+                source_kind=SourceKind.ROW if row else SourceKind.NOTE,
                 charttime=datetime(2015 + i % 8, 1 + i % 12, 1 + i % 28),
                 position=i,
             )
@@ -111,7 +121,7 @@ def test_every_mode_returns_chunks_with_payload(store: VectorStore, mode: str) -
     assert 0 < len(hits) <= 10
     assert len({h.chunk.chunk_id for h in hits}) == len(hits)
     for hit in hits:
-        assert hit.chunk.org == "A"
+        assert hit.chunk.org in ORGS
         assert -1.0 <= hit.dense_score <= 1.0 + 1e-5
 
 
@@ -160,7 +170,7 @@ def test_filter_on_sections_and_kinds(store: VectorStore) -> None:
 
 def test_a_filter_nothing_matches_returns_nothing(store: VectorStore) -> None:
     assert store.query(_query("hybrid", SearchFilters(subject_ids=(42,)))) == []
-    assert store.count(SearchFilters(orgs=("B",))) == 0
+    assert store.count(SearchFilters(orgs=("C",))) == 0
 
 
 def test_doubtful_sparse_values_never_break_the_store(store: VectorStore) -> None:
@@ -169,6 +179,24 @@ def test_doubtful_sparse_values_never_break_the_store(store: VectorStore) -> Non
     store.upsert(chunks[2:4], vectors[2:4], [{5: 1.0}, {6: 2.0}])
     assert store.count() == len(chunks)
     assert store.query(_query("hybrid"))
+
+
+def test_digests_follow_payloads_and_replacing_payloads_keeps_vectors(store: VectorStore) -> None:
+    chunks, vectors, _ = _corpus()
+    assert store.digests() == {c.chunk_id: payload_digest(c) for c in chunks}
+    moved = [c.model_copy(update={"service": "NEW", "charttime": datetime(2030, 1, 1)}) for c in chunks[:6]]
+    store.replace_payloads(moved)
+    assert store.count() == len(chunks)
+    assert store.count(SearchFilters(services=("NEW",))) == 6
+    assert store.count(SearchFilters(start=datetime(2030, 1, 1))) == 6  # date_ts follows the new date
+    digests = store.digests()
+    assert all(digests[c.chunk_id] == payload_digest(c) for c in moved)
+    query = _query("dense", SearchFilters(services=("NEW",)))
+    assert query.dense is not None
+    hits = store.query(query)
+    assert [h.chunk for h in sorted(hits, key=lambda h: h.chunk.position)] == moved
+    for hit in hits:  # position i is row i of the vectors: the vectors were kept
+        assert hit.score == pytest.approx(float(vectors[hit.chunk.position] @ query.dense), abs=1e-4)
 
 
 def test_manifest_refuses_another_embedder(store: VectorStore) -> None:
@@ -198,30 +226,78 @@ def test_edge_store_reopens_and_snapshots(tmp_path: Path) -> None:
         EdgeStore.open(tmp_path / "nothing")
 
 
+def _some(rng: random.Random, values: Sequence[str], chance: float) -> tuple[str, ...] | None:
+    return tuple(rng.sample(list(values), rng.randint(1, len(values) - 1 or 1))) if rng.random() < chance else None
+
+
+def _random_filters(rng: random.Random) -> SearchFilters:
+    """Any mix of the filter fields, each set with some chance (a date range may be open at either end)."""
+    return SearchFilters(
+        subject_ids=tuple(rng.sample(range(1000, 1007), rng.randint(1, 4))) if rng.random() < 0.4 else None,
+        hadm_ids=tuple(rng.sample(range(2000, 2011), rng.randint(1, 6))) if rng.random() < 0.15 else None,
+        orgs=_some(rng, ORGS, 0.3),
+        depts=_some(rng, DEPTS, 0.3),
+        services=_some(rng, SERVICES, 0.3),
+        sections=_some(rng, SECTIONS, 0.3),
+        note_types=_some(rng, NOTE_TYPES, 0.2),
+        source_kinds=_some(rng, KINDS, 0.25),
+        start=datetime(rng.randint(2015, 2019), rng.randint(1, 12), 1) if rng.random() < 0.35 else None,
+        end=datetime(rng.randint(2018, 2023), rng.randint(1, 12), 1) if rng.random() < 0.35 else None,
+    )
+
+
+def _matches(chunk: Chunk, filters: SearchFilters) -> bool:
+    """What the filters mean, written out plainly (the reference both backends are held to)."""
+    fields = {
+        "subject_ids": chunk.subject_id,
+        "hadm_ids": chunk.hadm_id,
+        "orgs": chunk.org,
+        "depts": chunk.dept,
+        "services": chunk.service,
+        "sections": chunk.section,
+        "note_types": chunk.note_type,
+        "source_kinds": chunk.source_kind.value,
+    }
+    for name, value in fields.items():
+        allowed = getattr(filters, name)
+        if allowed is not None and value not in allowed:
+            return False
+    moment = chunk.charttime
+    assert moment is not None
+    return (filters.start is None or moment >= filters.start) and (filters.end is None or moment < filters.end)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_backends_are_congruent_under_random_filters(tmp_path: Path, seed: int) -> None:
+    """Same matches and scores from both backends in every mode, under random mixes of every filter field (ties on
+    BM25 scores included: both engines break them the same way, so rank fusion and MMR agree too)."""
     chunks, vectors, sparse = _corpus(seed=seed)
     stores = [BACKENDS[name](tmp_path / name) for name in sorted(BACKENDS)]
     rng = random.Random(seed)
+    nonempty = 0
     try:
         for backend in stores:
             backend.upsert(chunks, vectors, sparse)
-        for trial in range(5):
-            filters = SearchFilters(
-                subject_ids=tuple(rng.sample(range(1000, 1007), rng.randint(1, 4))) if rng.random() < 0.6 else None,
-                depts=tuple(rng.sample(DEPTS, rng.randint(1, 2))) if rng.random() < 0.5 else None,
-                start=datetime(rng.randint(2015, 2019), 1, 1) if rng.random() < 0.4 else None,
-            )
-            for mode in ("dense", "bm25"):
-                # Every match (limit above the corpus size), so that ties cannot fall differently at a cut-off;
+        for trial in range(8):
+            filters = _random_filters(rng)
+            expected = {c.chunk_id for c in chunks if _matches(c, filters)}
+            nonempty += bool(expected)
+            for mode in ("dense", "bm25", "hybrid", "hybrid-mmr"):
+                # Every match (limit and fetch_k above the corpus size), so that nothing depends on a cut-off;
                 # scores agree to float32 precision.
-                edge, server = (
-                    {h.chunk.chunk_id: h.score for h in backend.query(_query(mode, filters, trial, 500))}
-                    for backend in stores
-                )
+                query = replace(_query(mode, filters, trial, 500), fetch_k=500)
+                edge, server = ({h.chunk.chunk_id: h.score for h in backend.query(query)} for backend in stores)
                 assert edge.keys() == server.keys(), (mode, filters)
                 assert all(abs(edge[cid] - server[cid]) < 1e-3 for cid in edge), (mode, filters)
-            assert stores[0].count(filters) == stores[1].count(filters)
+                if mode == "dense" or mode.startswith("hybrid"):  # dense and fusion see every match
+                    assert edge.keys() == expected, (mode, filters)
+                else:  # BM25 sees the matches that share a query term
+                    assert edge.keys() <= expected, (mode, filters)
+                if mode == "hybrid-mmr":  # MMR's greedy order, not just its set
+                    orders = [[h.chunk.chunk_id for h in backend.query(query)] for backend in stores]
+                    assert orders[0] == orders[1], filters
+            assert stores[0].count(filters) == stores[1].count(filters) == len(expected)
     finally:
         for backend in stores:
             backend.close()
+    assert nonempty >= 4, "the random filters leave something to find in most trials"

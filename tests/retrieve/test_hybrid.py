@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from clinrag.errors import StoreError
 from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.indexer import build_indexes
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.retrieve.patients import PatientRegistry
-from clinrag.settings import IngestSettings, RetrieveSettings
+from clinrag.settings import IndexSettings, IngestSettings, RetrieveSettings
 from clinrag.types import SearchFilters
 
 
@@ -165,3 +167,74 @@ def test_an_explicit_section_filter_beats_the_wording(retriever: Retriever) -> N
     result = retriever.retrieve("Who was sent home on aspirin?", SearchFilters(sections=("Brief Hospital Course",)))
     assert result.hits
     assert {hit.chunk.section for hit in result.hits} == {"Brief Hospital Course"}
+
+
+def test_a_server_backend_in_local_mode_finds_what_the_edge_shards_find(
+    node: Path, cohort: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "node"
+    shutil.copytree(node, copy, ignore=shutil.ignore_patterns("index"))
+    local = IndexSettings(backend="server")
+    embedder = OnnxMiniLmEmbedder(threads=2)
+    with ChunkStore.open(copy / "chunks.sqlite") as chunks:
+        build_indexes(chunks, copy / "index", embedder, index=local)
+    with pytest.raises(StoreError, match="no index"):
+        Retriever.open(copy, embedder=embedder)  # the default (Edge) backend finds no shard there
+    name, _ = _unique_name(cohort, "C")
+    questions = [f"What was {name} discharged on?", "left-sided weakness from a stroke", "seizure medication"]
+    edge = Retriever.open(node, RetrieveSettings(k=10), embedder)
+    server = Retriever.open(copy, RetrieveSettings(k=10), embedder, index=local)
+    try:
+        assert set(server.stores) == set(edge.stores)
+        for question in questions:
+            for mode in ("dense", "bm25", "hybrid", "hybrid-mmr"):
+                ours, theirs = (r.retrieve(question, mode=mode).hits for r in (edge, server))
+                assert ours or mode == "bm25", (question, mode)  # BM25 may find no word of a short question
+                assert [h.chunk.chunk_id for h in ours] == [h.chunk.chunk_id for h in theirs], (question, mode)
+                assert [h.score for h in ours] == pytest.approx([h.score for h in theirs], abs=1e-4)
+    finally:
+        edge.close()
+        server.close()
+
+
+def test_a_changed_service_or_date_is_found_by_its_filter(node: Path, cohort: Path, tmp_path: Path) -> None:
+    """A stay moved from NMED to NSURG and its note redated keep their text (and chunk ids); re-ingesting and
+    re-building rewrites the payloads without embedding anything, and the filters on the new values find them."""
+    copy, source = tmp_path / "node", tmp_path / "C"
+    shutil.copytree(node, copy)
+    shutil.copytree(cohort / "hospitals/C", source)
+    with (source / "hosp/services.csv").open(newline="") as handle:
+        services = list(csv.DictReader(handle))
+    stay = next(row for row in services if row["curr_service"] == "NMED")
+    stay["curr_service"] = "NSURG"
+    with (source / "hosp/services.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(services[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(services)
+    with (source / "note/discharge.csv").open(newline="") as handle:
+        notes = list(csv.DictReader(handle))
+    note = next(row for row in notes if row["hadm_id"] == stay["hadm_id"])
+    note["charttime"] = "2031-06-01 00:00:00"
+    with (source / "note/discharge.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(notes[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(notes)
+    embedder = OnnxMiniLmEmbedder(threads=2)
+    with ChunkStore.open(copy / "chunks.sqlite") as chunks:
+        ingest_mimic(source, chunks, IngestSettings(tables=("admissions",)))
+        summary = build_indexes(chunks, copy / "index", embedder)
+        expected = {c.chunk_id for c in chunks.chunks(dept="neurology") if c.note_id == note["note_id"]}
+    assert summary.leaves["neurology"].updated == len(expected) > 0
+    assert summary.leaves["neurology"].added == 0
+    retriever = Retriever.open(copy, RetrieveSettings(k=50), embedder)
+    try:
+        moved = SearchFilters(services=("NSURG",), hadm_ids=(int(stay["hadm_id"]),))
+        found = retriever.retrieve("Why was the patient admitted?", moved)
+        assert {hit.chunk.note_id for hit in found.hits} == {note["note_id"]}
+        assert all(hit.chunk.service == "NSURG" for hit in found.hits)
+        stale = SearchFilters(services=("NMED",), hadm_ids=(int(stay["hadm_id"]),))
+        assert not [h for h in retriever.retrieve("Why was the patient admitted?", stale).hits if h.chunk.note_id]
+        later = retriever.retrieve("Why was the patient admitted?", SearchFilters(start=datetime(2031, 1, 1)))
+        assert {hit.chunk.chunk_id for hit in later.hits} == expected
+    finally:
+        retriever.close()

@@ -18,7 +18,7 @@ from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.generate.prompts import provenance
 from clinrag.index.embed import embedder_from
-from clinrag.retrieve.hybrid import Retriever
+from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.settings import Settings
 from clinrag.types import Answer, SearchFilters
 
@@ -46,7 +46,7 @@ def ask_command(
     federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Answer a question from the node's records, citing [n] after every sentence and checking each citation.
+    """Answer a question from the records you may see, citing \\[n] after every sentence and checking each citation.
 
     Sentences whose cited sources do not support them are removed (or marked, with answer.unsupported=mark);
     when nothing is left, or nothing relevant was found, the answer says so instead of guessing.
@@ -64,7 +64,7 @@ def ask_command(
     if as_user is not None or token is not None:
         orgs = load_federation(loaded.federation.file)
         bearer = token if token is not None else _sign_in(loaded, orgs, as_user or "", org)
-        root = FederationRoot(orgs, loaded.retrieve, embedder.id, loaded.federation)
+        root = FederationRoot(orgs, loaded.retrieve, embedder.id, loaded.federation, embed=TimedEmbedder(embedder))
         searcher = FederatedSearcher(root, bearer)
         answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
         answer = answerer.answer(question, filters, on_token=_printer(stream))

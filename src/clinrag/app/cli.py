@@ -27,6 +27,7 @@ from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.idp import idp_app
 from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
+from clinrag.app.openai_api import api_app
 from clinrag.app.search_cli import search_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
@@ -211,6 +212,7 @@ def demo_command(
 app.add_typer(index_app, name="index")
 app.add_typer(node_app, name="node")
 app.add_typer(idp_app, name="idp")
+app.add_typer(api_app, name="api")
 app.command("search")(search_command)
 app.command("ask")(ask_command)
 app.command("audit")(audit_command)

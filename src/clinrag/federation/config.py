@@ -159,6 +159,8 @@ def load_node_config(path: Path) -> NodeConfig:
 
 def parse_tree(raw: Mapping[str, Any], data: Path, parent: str = "") -> RouterSpec:
     """The router described by ``raw`` (``name`` and ``children``), leaf stores resolved against ``data``."""
+    if "children" not in raw:
+        raise ConfigError("tree: the root must be a router (give it children)")
     spec = _parse_node(raw, data, parent, "tree")
     if not isinstance(spec, RouterSpec):
         raise ConfigError("tree: the root must be a router (give it children)")

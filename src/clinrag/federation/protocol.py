@@ -35,6 +35,11 @@ class RetrieveRequest(Message):
     candidates: bool = Field(
         False, description="Also return every candidate with its score in each list, for a global merge."
     )
+    query_vector: str | None = Field(
+        None,
+        max_length=20_000,
+        description="The query's embedding (base64 float32) by the same embedder, so nodes need not embed it again.",
+    )
 
 
 class Denial(Message):

@@ -18,10 +18,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import ssl
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -31,11 +33,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clinrag.errors import ConfigError
 from clinrag.federation.protocol import API_VERSION, RetrieveRequest, RetrieveResponse
+from clinrag.index.embed import Vectors
 from clinrag.index.store import Mode
 from clinrag.retrieve.candidates import (
     Candidates,
     candidates_from_hits,
     decode_vector,
+    encode_vector,
     merge_candidates,
     rank_candidates,
 )
@@ -129,8 +133,10 @@ class FederationRoot:
         embedder_id: str,
         federation: FederationSettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        embed: Callable[[str], Vectors] | None = None,
     ) -> None:
         self.orgs = list(orgs)
+        self.embed = embed
         self.settings = settings
         self.embedder_id = embedder_id
         self.federation = federation or FederationSettings()
@@ -161,12 +167,22 @@ class FederationRoot:
         k = k or self.settings.k
         fetch_k = max(fetch_k or self.settings.fetch_k, k)
         chosen: Mode = mode or self.settings.mode
-        request = RetrieveRequest(
-            query=question, k=k, fetch_k=fetch_k, mode=chosen, filters=filters or SearchFilters(), candidates=True
-        )
         started = time.perf_counter()
+        # Embedded once here, so that no node spends its CPU on it (nodes re-embed only texts they change).
+        vector = encode_vector(self.embed(question)) if self.embed is not None else None
+        request = RetrieveRequest(
+            query=question,
+            k=k,
+            fetch_k=fetch_k,
+            mode=chosen,
+            filters=filters or SearchFilters(),
+            candidates=True,
+            query_vector=vector,
+        )
         limits = httpx.Limits(max_connections=max(len(self.orgs), 1) * 2)
-        async with httpx.AsyncClient(transport=self._transport, limits=limits, trust_env=False) as client:
+        async with httpx.AsyncClient(
+            transport=self._transport, limits=limits, trust_env=False, verify=_tls()
+        ) as client:
             results = await asyncio.gather(*(self._ask(client, org, request, token) for org in self.orgs))
         fanned_out = time.perf_counter() - started
         retrieval = self._merge(question, request, list(results))
@@ -249,6 +265,12 @@ class FederationRoot:
                 f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
             ),
         )
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context per process: building one loads the CA bundle (tens of ms), too slow for every search."""
+    return ssl.create_default_context()
 
 
 def _denied(results: Sequence[OrgResult]) -> list[str]:

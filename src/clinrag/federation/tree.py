@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from clinrag.access.policy import PolicyEngine
 from clinrag.errors import ClinragError, FederationError
 from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
@@ -29,7 +31,7 @@ from clinrag.index.embed import Embedder, Vectors
 from clinrag.index.server import ServerStore
 from clinrag.index.store import StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.retrieve.candidates import Candidates, merge_candidates
+from clinrag.retrieve.candidates import Candidates, decode_vector, merge_candidates
 from clinrag.retrieve.hybrid import CHUNKS_FILE, TimedEmbedder, gather, list_names, plan_query
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import RetrieveSettings
@@ -172,6 +174,9 @@ class _Search:
         self.request = request
         self.engine = engine
         self.embed = TimedEmbedder(tree.embedder)
+        given = _given_vector(request.query_vector, tree.embedder.dimension)
+        if given is not None:
+            self.embed.provide(request.query, given)
         self.fetch_k = max(request.fetch_k, request.k)
         self.lock = threading.Lock()
 
@@ -220,6 +225,19 @@ class _Search:
 
     def _admit(self, chunks: Sequence[Chunk]) -> list[bool]:
         return [decision.allowed for decision in self.engine.can_retrieve(self.actor, chunks)]
+
+
+def _given_vector(encoded: str | None, dimension: int) -> Vectors | None:
+    """The caller's query vector, if it is a finite unit vector of the node's dimension (else the node embeds)."""
+    if encoded is None:
+        return None
+    try:
+        vector = decode_vector(encoded)
+    except ValueError:
+        return None
+    if vector.shape != (dimension,) or not np.all(np.isfinite(vector)) or abs(float(vector @ vector) - 1.0) > 1e-3:
+        return None
+    return vector
 
 
 def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:

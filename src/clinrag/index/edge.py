@@ -31,6 +31,7 @@ from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
 from clinrag.index.store import (
     DENSE,
+    DIGEST,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE,
@@ -135,6 +136,25 @@ class EdgeStore:
             ids.update(chunk_id_of(record.id) for record in records)
             if offset is None:
                 return ids
+
+    def digests(self) -> dict[str, str | None]:
+        """Every chunk id with its stored payload digest (scrolls through all points, reading only ``digest``)."""
+        found: dict[str, str | None] = {}
+        offset: Any = None
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(limit=1000, offset=offset, with_payload=[DIGEST], with_vector=False)
+            )
+            for record in records:
+                digest = (record.payload or {}).get(DIGEST)
+                found[chunk_id_of(record.id)] = digest if isinstance(digest, str) else None
+            if offset is None:
+                return found
+
+    def replace_payloads(self, chunks: Sequence[Chunk]) -> None:
+        """Overwrite the payloads of existing points (their vectors stay)."""
+        for chunk in chunks:
+            self._shard.update(qe.UpdateOperation.overwrite_payload([point_id(chunk.chunk_id)], payload_of(chunk)))
 
     def query(self, query: StoreQuery) -> list[StoreHit]:
         """Dense, BM25, hybrid (RRF inside the engine) or hybrid followed by MMR."""

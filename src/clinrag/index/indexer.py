@@ -1,8 +1,11 @@
-"""Builds and updates a node's indexes from its chunk store: one Qdrant Edge shard per leaf (department).
+"""Builds and updates a node's indexes from its chunk store: one index per leaf (department), in the backend
+``IndexSettings.backend`` chooses (a Qdrant Edge shard by default; see `clinrag.index.backend`).
 
 Updates are incremental and idempotent: chunks whose ids are new are embedded and added, ids that left the
-chunk store (a deleted or changed note) are removed, the rest is left alone. An index is only ever updated with
-the embedder it was built with.
+chunk store (a deleted or changed note) are removed, and chunks whose id stayed but whose metadata changed (a
+note's service or date corrected, same text) get their payload rewritten without re-embedding; the rest is left
+alone. Unchanged chunks cost a digest comparison each. An index is only ever updated with the embedder it was
+built with.
 
 Example:
     >>> import tempfile, pathlib
@@ -28,14 +31,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from clinrag.index.edge import MANIFEST_FILE, EdgeStore
+from clinrag.index.backend import create_leaf_store, leaf_names, open_leaf_store
+from clinrag.index.edge import MANIFEST_FILE
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import Bm25Encoder, average_length
-from clinrag.index.store import IndexManifest, VectorStore
+from clinrag.index.store import IndexManifest, VectorStore, payload_digest
 from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.settings import IndexSettings
 from clinrag.types import Chunk
 
-EMBED_BATCH = 256
+EMBED_BATCH = 1024  # chunks per embedder call: the embedder sorts each call by length, so larger pads less
 OPTIMIZE_AFTER = 1000  # points added in one update before the vector index is rebuilt
 SAMPLE_FOR_AVERAGE = 5000
 ProgressCallback = Callable[[str, int], None]
@@ -43,10 +48,12 @@ ProgressCallback = Callable[[str, int], None]
 
 @dataclass
 class LeafSummary:
-    """What one leaf's index update did."""
+    """What one leaf's index update did: chunks embedded and added, removed, with their payload rewritten
+    (metadata changed, text not), and left alone."""
 
     added: int = 0
     removed: int = 0
+    updated: int = 0
     kept: int = 0
     seconds: float = 0.0
 
@@ -66,7 +73,7 @@ class IndexSummary:
 
 
 def leaf_folders(index_root: Path) -> dict[str, Path]:
-    """The leaf indexes under a node's index folder, by leaf name."""
+    """The Qdrant Edge leaf indexes under a node's index folder, by leaf name (see `leaf_names` for any backend)."""
     if not index_root.is_dir():
         return {}
     return {p.name: p for p in sorted(index_root.iterdir()) if (p / MANIFEST_FILE).is_file()}
@@ -83,30 +90,65 @@ def index_chunks(
     embedder: Embedder,
     on_progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Embed and upsert ``chunks`` into ``store``; returns how many."""
+    """Embed and upsert ``chunks`` into ``store``; returns how many.
+
+    Identical texts within a batch are embedded once (a longitudinal patient's notes repeat allergies, family
+    history and home medications, name prefix included: 15 % of the chunks of 200 synthetic notes).
+    """
     encoder = Bm25Encoder(store.manifest.bm25_average_length)
     done = 0
     for batch in _batches(chunks, EMBED_BATCH):
         texts = [chunk.indexed_text for chunk in batch]
-        store.upsert(batch, embedder.embed(texts), [encoder.encode_document(text) for text in texts])
+        distinct = {text: row for row, text in enumerate(dict.fromkeys(texts))}
+        vectors = embedder.embed(list(distinct))[[distinct[text] for text in texts]]
+        store.upsert(batch, vectors, [encoder.encode_document(text) for text in texts])
         done += len(batch)
         if on_progress is not None:
             on_progress(done)
     return done
 
 
-def _open_or_create(folder: Path, chunks: ChunkStore, leaf: str, embedder: Embedder) -> EdgeStore:
-    if (folder / MANIFEST_FILE).is_file():
-        store = EdgeStore.open(folder)
+def _open_or_create(
+    index_root: Path, leaf: str, chunks: ChunkStore, embedder: Embedder, settings: IndexSettings | None, exists: bool
+) -> VectorStore:
+    if exists:
+        store = open_leaf_store(index_root, leaf, settings)
         try:
-            store.manifest.check(embedder.id, embedder.dimension, str(folder))
+            store.manifest.check(embedder.id, embedder.dimension, f"{index_root / leaf}")
         except Exception:
             store.close()
             raise
         return store
     sample = [c.indexed_text for c in itertools.islice(chunks.chunks(dept=leaf), SAMPLE_FOR_AVERAGE)]
     manifest = IndexManifest.new(embedder.id, embedder.dimension, average_length(sample))
-    return EdgeStore.create(folder, manifest)
+    return create_leaf_store(index_root, leaf, manifest, settings)
+
+
+class _Sorter:
+    """Sorts a leaf's chunks against what its index holds: `fresh` yields the chunks to embed (ids not stored)
+    and, on the way, rewrites the payloads of stored chunks whose digest differs (metadata changed, text not)."""
+
+    def __init__(self, store: VectorStore, stored: dict[str, str | None]) -> None:
+        self.store = store
+        self.stored = stored
+        self.updated = 0
+        self._pending: list[Chunk] = []
+
+    def fresh(self, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+        for chunk in chunks:
+            if chunk.chunk_id not in self.stored:
+                yield chunk
+            elif self.stored[chunk.chunk_id] != payload_digest(chunk):
+                self._pending.append(chunk)
+                if len(self._pending) >= EMBED_BATCH:
+                    self.flush()
+        self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.store.replace_payloads(self._pending)
+            self.updated += len(self._pending)
+            self._pending = []
 
 
 def build_indexes(
@@ -114,31 +156,40 @@ def build_indexes(
     index_root: Path,
     embedder: Embedder,
     on_progress: ProgressCallback | None = None,
+    index: IndexSettings | None = None,
 ) -> IndexSummary:
-    """Bring the index of every leaf in ``chunks`` up to date under ``index_root/LEAF``."""
+    """Bring the index of every leaf in ``chunks`` up to date under ``index_root/LEAF`` (or, with a Qdrant server
+    as ``index.backend``, in its collections): new chunks are embedded and added, chunks gone from the chunk store
+    removed, and chunks whose metadata changed with their text (same id) get their payload rewritten."""
     summary = IndexSummary(folder=index_root, embedder_id=embedder.id)
     leaves = sorted({dept for _, dept, _, _, _ in chunks.breakdown()})
+    existing = leaf_names(index_root, index)
     for leaf in leaves:
         started = time.perf_counter()
-        store = _open_or_create(index_root / leaf, chunks, leaf, embedder)
+        store = _open_or_create(index_root, leaf, chunks, embedder, index, leaf in existing)
         try:
-            wanted = chunks.chunk_ids(dept=leaf)
-            present = store.chunk_ids()
-            stale = present - wanted
+            stored = store.digests()
+            stale = stored.keys() - chunks.chunk_ids(dept=leaf)
             store.delete(stale)
-            missing = (c for c in chunks.chunks(dept=leaf) if c.chunk_id not in present)
+            for chunk_id in stale:
+                del stored[chunk_id]
+            sorter = _Sorter(store, stored)
             report = partial(on_progress, leaf) if on_progress else None
-            added = index_chunks(store, missing, embedder, report)
+            added = index_chunks(store, sorter.fresh(chunks.chunks(dept=leaf)), embedder, report)
             if added >= OPTIMIZE_AFTER:
                 store.optimize()
         finally:
             store.close()
         summary.leaves[leaf] = LeafSummary(
-            added=added, removed=len(stale), kept=len(present) - len(stale), seconds=time.perf_counter() - started
+            added=added,
+            removed=len(stale),
+            updated=sorter.updated,
+            kept=len(stored) - sorter.updated,
+            seconds=time.perf_counter() - started,
         )
-    for leaf, folder in leaf_folders(index_root).items():
+    for leaf in existing:
         if leaf not in leaves:  # a department that no longer has chunks
-            store = EdgeStore.open(folder)
+            store = open_leaf_store(index_root, leaf, index)
             try:
                 removed = store.count()
                 store.delete(store.chunk_ids())

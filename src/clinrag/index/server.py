@@ -27,6 +27,7 @@ from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
 from clinrag.index.store import (
     DENSE,
+    DIGEST,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE,
@@ -145,6 +146,32 @@ class ServerStore:
             ids.update(chunk_id_of(record.id) for record in records)
             if offset is None:
                 return ids
+
+    def digests(self) -> dict[str, str | None]:
+        """Every chunk id with its stored payload digest (reads only the ``digest`` field)."""
+        found: dict[str, str | None] = {}
+        offset: Any = None
+        while True:
+            records, offset = self._client.scroll(self.name, limit=1000, offset=offset, with_payload=[DIGEST])
+            for record in records:
+                digest = (record.payload or {}).get(DIGEST)
+                found[chunk_id_of(record.id)] = digest if isinstance(digest, str) else None
+            if offset is None:
+                return found
+
+    def replace_payloads(self, chunks: Sequence[Chunk]) -> None:
+        """Overwrite the payloads of existing points (their vectors stay), in one request per batch."""
+        for start in range(0, len(chunks), UPSERT_BATCH):
+            operations: list[models.UpdateOperation] = [
+                models.OverwritePayloadOperation(
+                    overwrite_payload=models.SetPayload(payload=payload_of(chunk), points=[point_id(chunk.chunk_id)])
+                )
+                for chunk in chunks[start : start + UPSERT_BATCH]
+            ]
+            self._client.batch_update_points(self.name, operations)
+
+    def optimize(self) -> None:
+        """Nothing to do: a Qdrant server (and local mode) index in the background (or need no index)."""
 
     def query(self, query: StoreQuery) -> list[StoreHit]:
         """Dense, BM25, hybrid (RRF in the server) or hybrid followed by MMR."""

@@ -4,15 +4,24 @@ Both keep, per chunk, a dense vector (``dense``, cosine), a BM25 sparse vector (
 chunk as payload, with payload indexes on every filter field. What is backend-neutral lives here: point ids,
 payload conversion, filters as plain conditions, the query description and the index manifest.
 
+Every payload carries ``digest``, a hash of the rest of the payload, so that an update can tell a chunk whose
+metadata changed (same text, hence same id, but a new service or date) from an unchanged one without reading
+whole payloads back.
+
 Example:
     >>> point_id("0123456789abcdef0123456789abcdef")
     '01234567-89ab-cdef-0123-456789abcdef'
+    >>> from clinrag.types import Chunk
+    >>> chunk = Chunk.create(source_id="note:1", text="aspirin", org="A", dept="medicine")
+    >>> payload_of(chunk)["digest"] == payload_digest(chunk), chunk_of(payload_of(chunk)) == chunk
+    (True, True)
     >>> [c.key for c in conditions(SearchFilters(subject_ids=(1,), depts=("medicine",)))]
     ['subject_id', 'dept']
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Sequence
@@ -29,6 +38,8 @@ from clinrag.types import Chunk, SearchFilters, chunk_date
 
 DENSE = "dense"
 SPARSE = "bm25"
+DIGEST = "digest"
+DERIVED_FIELDS = frozenset({"date_ts", DIGEST})  # payload fields that are not chunk fields
 Mode = Literal["dense", "bm25", "hybrid", "hybrid-mmr"]
 MANIFEST_VERSION = 1
 
@@ -95,8 +106,7 @@ def chunk_id_of(point: object) -> str:
     return uuid.UUID(str(point)).hex
 
 
-def payload_of(chunk: Chunk) -> dict[str, Any]:
-    """The payload stored with a chunk: the chunk itself plus ``date_ts`` (epoch seconds) for date filters."""
+def _bare_payload(chunk: Chunk) -> dict[str, Any]:
     payload = chunk.model_dump(mode="json", exclude_none=True)
     date = chunk_date(chunk)
     if date is not None:
@@ -104,9 +114,35 @@ def payload_of(chunk: Chunk) -> dict[str, Any]:
     return payload
 
 
+def _digest(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def payload_digest(chunk: Chunk) -> str:
+    """A hash of everything stored about ``chunk`` (its fields and ``date_ts``), kept in the payload as ``digest``.
+
+    Example:
+        >>> from clinrag.types import Chunk
+        >>> before = Chunk.create(source_id="note:1", text="aspirin", org="A", dept="medicine", service="MED")
+        >>> after = before.model_copy(update={"service": "SURG"})
+        >>> before.chunk_id == after.chunk_id, payload_digest(before) == payload_digest(after)
+        (True, False)
+    """
+    return _digest(_bare_payload(chunk))
+
+
+def payload_of(chunk: Chunk) -> dict[str, Any]:
+    """The payload stored with a chunk: the chunk itself, ``date_ts`` (epoch seconds) for date filters, and
+    ``digest`` (`payload_digest`)."""
+    payload = _bare_payload(chunk)
+    payload[DIGEST] = _digest(payload)
+    return payload
+
+
 def chunk_of(payload: dict[str, Any]) -> Chunk:
     """The chunk stored in a payload."""
-    return Chunk.model_validate({key: value for key, value in payload.items() if key != "date_ts"})
+    return Chunk.model_validate({key: value for key, value in payload.items() if key not in DERIVED_FIELDS})
 
 
 def timestamp(moment: datetime) -> int:
@@ -214,6 +250,19 @@ class VectorStore(Protocol):
 
     def chunk_ids(self) -> set[str]:
         """Every chunk id stored."""
+        ...
+
+    def digests(self) -> dict[str, str | None]:
+        """Every chunk id stored, with the payload ``digest`` it was stored with (None for points written before
+        digests were kept)."""
+        ...
+
+    def replace_payloads(self, chunks: Sequence[Chunk]) -> None:
+        """Overwrite the payloads of stored points with those of ``chunks`` (same ids; vectors are kept)."""
+        ...
+
+    def optimize(self) -> None:
+        """Build the vector index after a bulk load where the backend does not do it in the background."""
         ...
 
     def query(self, query: StoreQuery) -> list[StoreHit]:

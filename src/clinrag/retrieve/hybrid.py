@@ -13,15 +13,16 @@ Example:
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from clinrag.errors import StoreError
-from clinrag.index.edge import EdgeStore
+from clinrag.index.backend import leaf_names, open_leaf_store
 from clinrag.index.embed import Embedder, OnnxMiniLmEmbedder, Vectors
-from clinrag.index.indexer import leaf_folders
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.store import Mode, StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
@@ -35,8 +36,17 @@ from clinrag.retrieve.candidates import (
 )
 from clinrag.retrieve.patients import PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, understand
-from clinrag.settings import RetrieveSettings
+from clinrag.settings import IndexSettings, RetrieveSettings
 from clinrag.types import Chunk, Hit, SearchFilters
+
+
+class Queryable(Protocol):
+    """What gathering needs of a store: ranked hits for a query."""
+
+    def query(self, query: StoreQuery) -> list[StoreHit]:
+        """The store's hits for ``query``, best first."""
+        ...
+
 
 Admit = Callable[[Sequence[Chunk]], Sequence[bool]]
 """A document check: for each chunk, whether the asker may retrieve it (the leaf's "right to retrieve")."""
@@ -178,7 +188,7 @@ class Gathered:
 
 
 def gather(
-    stores: Sequence[VectorStore],
+    stores: Sequence[Queryable],
     plan: QueryPlan,
     names: Sequence[str],
     fetch_k: int,
@@ -210,7 +220,7 @@ def gather(
 
 
 def _admitted(
-    store: VectorStore, plan: QueryPlan, mode: Mode, within: SearchFilters | None, fetch_k: int, admit: Admit | None
+    store: Queryable, plan: QueryPlan, mode: Mode, within: SearchFilters | None, fetch_k: int, admit: Admit | None
 ) -> tuple[list[StoreHit], int]:
     limit = fetch_k
     verdicts: dict[str, bool] = {}
@@ -240,13 +250,21 @@ class TimedEmbedder:
         self.embedder = embedder
         self.seconds = 0.0
         self._cache: dict[str, Vectors] = {}
+        self._lock = threading.Lock()
 
     def __call__(self, text: str) -> Vectors:
-        if text not in self._cache:
-            started = time.perf_counter()
-            self._cache[text] = self.embedder.embed([text])[0]
-            self.seconds += time.perf_counter() - started
-        return self._cache[text]
+        # One lock: leaves searched in parallel wait for the first embedding instead of each making their own.
+        with self._lock:
+            if text not in self._cache:
+                started = time.perf_counter()
+                self._cache[text] = self.embedder.embed([text])[0]
+                self.seconds += time.perf_counter() - started
+            return self._cache[text]
+
+    def provide(self, text: str, vector: Vectors) -> None:
+        """Use ``vector`` as the embedding of ``text`` (computed elsewhere with the same model)."""
+        with self._lock:
+            self._cache[text] = vector
 
 
 class Retriever:
@@ -269,20 +287,41 @@ class Retriever:
             store.manifest.check(embedder.id, embedder.dimension, f"leaf {name}")
 
     @classmethod
-    def open(cls, node: Path, settings: RetrieveSettings | None = None, embedder: Embedder | None = None) -> Retriever:
-        """The retriever of a node folder holding ``chunks.sqlite`` and ``index/LEAF`` shards."""
-        folders = leaf_folders(node / INDEX_DIR)
-        if not folders:
+    def open(
+        cls,
+        node: Path,
+        settings: RetrieveSettings | None = None,
+        embedder: Embedder | None = None,
+        index: IndexSettings | None = None,
+    ) -> Retriever:
+        """The retriever of a node folder holding ``chunks.sqlite`` and the leaf indexes of ``index/`` (Qdrant Edge
+        shards by default; with ``index.backend = "server"``, collections of ``index.qdrant_url`` or, without a
+        URL, qdrant-client local mode under ``index/LEAF/``)."""
+        leaves = leaf_names(node / INDEX_DIR, index)
+        if not leaves:
             raise StoreError(f"{node}: no index found under {node / INDEX_DIR}; run 'clinrag index build' first")
+        stores: dict[str, VectorStore] = {}
+        try:
+            for leaf in leaves:
+                stores[leaf] = open_leaf_store(node / INDEX_DIR, leaf, index)
+        except Exception:
+            for store in stores.values():
+                store.close()
+            raise
         chunks = ChunkStore.open(node / CHUNKS_FILE)
-        stores: dict[str, VectorStore] = {leaf: EdgeStore.open(folder) for leaf, folder in folders.items()}
-        return cls(
-            stores,
-            embedder or OnnxMiniLmEmbedder(),
-            PatientRegistry(chunks.patients()),
-            settings or RetrieveSettings(),
-            chunks,
-        )
+        try:
+            return cls(
+                stores,
+                embedder or OnnxMiniLmEmbedder(),
+                PatientRegistry(chunks.patients()),
+                settings or RetrieveSettings(),
+                chunks,
+            )
+        except Exception:  # another embedder's index, say: release what was opened
+            for store in stores.values():
+                store.close()
+            chunks.close()
+            raise
 
     def close(self) -> None:
         """Release the stores."""

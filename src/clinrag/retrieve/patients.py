@@ -771,14 +771,18 @@ class PatientRegistry:
     def _find_persons(self, parsed: _Question, mentions: Sequence[PatientMention], unknown: list[_Span]) -> None:
         text = parsed.text
         known = [(mention.start, mention.end) for mention in mentions]
-        for entity in _person_tagger()(text).ents:
-            if entity.label_ != "PERSON":
-                continue
-            span = _trim_person(text, entity.start_char, entity.end_char)
+        for start_char, end_char in _person_entities(text):
+            span = _trim_person(text, start_char, end_char)
             if span is None or _overlaps(span.start, span.end, known + [(s.start, s.end) for s in unknown]):
                 continue
             if not _clinical_false_positive(parsed, span):
                 unknown.append(span)
+
+
+@functools.lru_cache(maxsize=512)
+def _person_entities(text: str) -> tuple[tuple[int, int], ...]:
+    """Character spans spaCy tags PERSON in ``text``, cached: every leaf of a node asks about the same question."""
+    return tuple((e.start_char, e.end_char) for e in _person_tagger()(text).ents if e.label_ == "PERSON")
 
 
 def _bare_possessive(parsed: _Question, i: int) -> bool:
