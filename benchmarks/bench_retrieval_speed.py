@@ -8,13 +8,13 @@
    on the 10k and 100k leaves of step 3;
 5. the same BM25 comparison on larger, sparse-only leaves (300k and 1M chunks): no embedding, so the dense slot
    holds a one-dimensional placeholder; 300k distinct note chunks of a bigger cohort, the 1M leaf adds copies of
-   them under new ids; ``rank_bm25`` (and ``bm25s``) index the same token lists, and ``rank_bm25`` is timed on
-   fewer queries since it takes about half a second each at 1M.
+   them under new ids; ``rank_bm25`` (and ``bm25s``) index the same token lists; ``rank_bm25`` is timed once per
+   query (8 queries; over a second each at 1M), the engine and ``bm25s`` five times per query.
 
 The 100k-chunk leaf is built from the 10k real embedded chunks, each copied ten times under new ids and patients
 with a little noise on the vector, so that filters keep a realistic selectivity without embedding 100k texts.
 
-    python benchmarks/bench_retrieval_speed.py                   # every step (about 25 minutes on 2 vCPUs)
+    python benchmarks/bench_retrieval_speed.py                   # every step (about 20 minutes on 2 vCPUs)
     python benchmarks/bench_retrieval_speed.py --only bm25-large  # one step; the other figures are kept
 """
 
