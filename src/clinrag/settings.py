@@ -87,7 +87,7 @@ class IndexSettings(Group):
     openai_api_key: str = Field("none", description="API key for the embeddings server.")
     openai_dimension: int = Field(384, ge=1, description="Vector size the embeddings server returns.")
     threads: int = Field(2, ge=1, le=64, description="ONNX Runtime threads for embedding.")
-    batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding batch.")
+    batch_size: int = Field(16, ge=1, le=1024, description="Texts per embedding batch (16 measured fastest).")
     backend: Literal["edge", "server"] = Field(
         "edge", description="edge: embedded Qdrant Edge shard on disk; server: a Qdrant server via qdrant-client."
     )

@@ -65,8 +65,8 @@ def demo_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _serve(nodes: dict[str, Node]) -> dict[str, ThreadServer]:
-    return {org: ThreadServer(create_node_app(node)).start() for org, node in nodes.items()}
+def _serve(nodes: dict[str, Node], owns_stores: bool = True) -> dict[str, ThreadServer]:
+    return {org: ThreadServer(create_node_app(node, owns_stores)).start() for org, node in nodes.items()}
 
 
 @pytest.fixture(scope="session")
@@ -98,7 +98,7 @@ def open_federation(federation: Federation) -> Iterator[Federation]:
         org: Node(config, node.tree, PolicyEngine.allow_all(), node.verifier, AuditLog(config.audit_log))
         for (org, config), node in zip(configs.items(), federation.nodes.values(), strict=True)
     }
-    running.servers = _serve(running.nodes)
+    running.servers = _serve(running.nodes, owns_stores=False)  # the trees belong to `federation`
     yield running
     for server in running.servers.values():
         server.stop()

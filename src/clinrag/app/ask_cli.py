@@ -74,7 +74,7 @@ def ask_command(
         if searcher.last is not None:
             print_organisations(searcher.last.orgs)
         return
-    retriever = Retriever.open(node, loaded.retrieve, embedder)
+    retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
     try:
         answerer = Answerer(
             retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)

@@ -80,6 +80,6 @@ def build_demo(
                 on_progress=lambda _stage, done: on_progress and on_progress(done),
             )
             build.breakdown[org] = store.breakdown()
-            build.indexes[org] = build_indexes(store, path.parent / "index", embedder)
+            build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
         build.stores[org] = path
     return build

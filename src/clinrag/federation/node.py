@@ -164,13 +164,15 @@ def _with_vectors(response: RetrieveResponse, outcome: TreeOutcome) -> RetrieveR
     return response.model_copy(update={"vectors": vectors, "query_vector": query})
 
 
-def create_node_app(node: Node) -> FastAPI:
-    """The FastAPI application of ``node`` (OpenAPI at ``/openapi.json``, docs at ``/docs``)."""
+def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
+    """The FastAPI application of ``node`` (OpenAPI at ``/openapi.json``, docs at ``/docs``). The node's stores
+    close when the application shuts down, unless ``close_on_shutdown`` is False (another app still uses them)."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        node.tree.close()
+        if close_on_shutdown:
+            node.tree.close()
 
     app = FastAPI(
         title=f"clinrag node {node.config.org}",
