@@ -21,9 +21,9 @@ from .conftest import Federation
 CLI = [sys.executable, "-c", "from clinrag.app.cli import main; main()"]
 
 
-def _free_run(count: int) -> int:
-    """The first of ``count`` consecutive free loopback ports."""
-    for base in range(21000, 60000, 97):
+def _free_run(count: int, start: int = 21000) -> int:
+    """The first of ``count`` consecutive free loopback ports from ``start`` on."""
+    for base in range(start, 60000, 97):
         if all(_free(base + i) for i in range(count)):
             return base
     raise RuntimeError("no free ports")
@@ -39,7 +39,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
     shutil.copytree(federation.out / "cohort", out / "cohort")
     shutil.copytree(federation.out / "nodes", out / "nodes")
     idp = _free_run(3)
-    node = _free_run(3) if idp > 50000 else idp + 500
+    node = _free_run(3, idp + 500)
     env = {
         **os.environ,
         "CLINRAG_INGEST__TABLES": '["admissions"]',  # as the fixture built it: nothing new to embed

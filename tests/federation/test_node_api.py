@@ -3,6 +3,8 @@ patient data, and no request — however malformed — crashes it (schemathesis 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 import schemathesis
@@ -77,10 +79,10 @@ def test_every_request_is_audited_with_ids_never_text(federation: Federation) ->
         assert last in log.query(patient=patient)
 
 
-def test_an_altered_audit_log_is_detected(federation: Federation, tmp_path: pytest.TempPathFactory) -> None:
+def test_an_altered_audit_log_is_detected(federation: Federation, tmp_path: Path) -> None:
     source = federation.configs["A"].audit_log.read_text().splitlines()
     assert len(source) >= 2
-    copy = AuditLog(tmp_path / "audit.jsonl")  # type: ignore[operator]
+    copy = AuditLog(tmp_path / "audit.jsonl")
     copy.path.write_text("\n".join([source[0].replace('"role":"', '"role":"x'), *source[1:]]) + "\n")
     with pytest.raises(Exception, match="altered"):
         copy.verify()

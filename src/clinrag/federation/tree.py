@@ -132,9 +132,9 @@ class NodeTree:
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for (the embedder, spaCy's person tagger), so that the
         first request after start answers within the root's timeout."""
-        warm = RetrieveRequest(query="Did Alex Example have chest pain?", k=1, fetch_k=1)
         for leaf in list(self.leaves.values())[:1]:
-            plan_query(warm.query, None, self.settings, leaf.registry, self.chunks, TimedEmbedder(self.embedder))
+            question = "Did Alex Example have chest pain?"
+            plan_query(question, None, self.settings, leaf.registry, self.chunks, TimedEmbedder(self.embedder))
 
     def close(self) -> None:
         """Release every store (once; later calls do nothing)."""
