@@ -17,8 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from clinrag.access.identity import TokenVerifier
-from clinrag.app import openai_api
-from clinrag.app.openai_api import ChatService, api_app, create_openai_app, service_from_settings, trusted_issuers
+from clinrag.app import chat_service, openai_api, openai_models
+from clinrag.app.chat_service import ChatService, service_from_settings, trusted_issuers
+from clinrag.app.openai_api import api_app, create_openai_app
 from clinrag.errors import ConfigError, GenerationError
 from clinrag.federation.root import FederationRoot
 from clinrag.federation.serving import ThreadServer
@@ -273,7 +274,7 @@ def test_the_service_is_built_from_the_federation_file(tmp_path: Path) -> None:
     )
     settings = Settings(answer=AnswerSettings(openai_base_url="http://127.0.0.1:4/v1"))
     service = service_from_settings(settings, federation)
-    assert [card.id for card in service.model_list().data] == ["clinrag-extractive", "clinrag-openai"]
+    assert list(service.models) == ["clinrag-extractive", "clinrag-openai"]
     assert [org.org for org in service.root.orgs] == ["A", "B"]
     service.verifier.close()
     federation.write_text('[[orgs]]\norg = "A"\nurl = "http://127.0.0.1:1"\n')
@@ -288,6 +289,6 @@ def test_the_serve_command_documents_its_options() -> None:
 
 
 def test_the_module_examples_hold() -> None:
-    outcome = doctest.testmod(openai_api)
-    assert outcome.failed == 0
-    assert outcome.attempted >= 10
+    outcomes = [doctest.testmod(module) for module in (openai_api, openai_models, chat_service)]
+    assert all(outcome.failed == 0 for outcome in outcomes)
+    assert sum(outcome.attempted for outcome in outcomes) >= 10
