@@ -151,6 +151,17 @@ class PolicyEngine:
         result = cedarpy.is_authorized_batch([request], self._policies.policy_set, [user_entity(actor), node])[0]
         return _decision(result)
 
+    def document_key(self, chunk: Chunk) -> tuple[object, ...]:
+        """What a retrieve decision on ``chunk`` depends on besides the user (the attributes the policies read, and
+        the chunk id if a policy names it): chunks with equal keys get equal decisions, so callers may remember them.
+        """
+        if self._policies is None:
+            return ()
+        depends = self._policies.documents
+        names = sorted(DOCUMENT_ATTRIBUTES if depends.attributes is None else depends.attributes)
+        identity = chunk.chunk_id if chunk.chunk_id in depends.named_ids else None
+        return (identity, *(DOCUMENT_ATTRIBUTES[name](chunk) for name in names))
+
     def can_retrieve(self, actor: Actor, chunks: Sequence[Chunk]) -> list[Decision]:
         """One decision per chunk, in order: may ``actor`` retrieve it? Evaluated in one Cedar batch.
 

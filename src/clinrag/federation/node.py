@@ -13,13 +13,15 @@ Example:
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
 
+import jwt
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from clinrag.access.identity import TokenVerifier
@@ -42,6 +44,10 @@ from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor
 
 log = logging.getLogger("clinrag.node")
+VERIFIED_FOR = 60.0
+"""Seconds a verified token's user is remembered (never past the token's expiry), so that a user's searches in
+quick succession cost one signature check."""
+REMEMBERED_TOKENS = 4096
 bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token from a trusted identity provider.")
 
 
@@ -61,6 +67,8 @@ class Node:
         self.engine = engine
         self.verifier = verifier
         self.audit = audit
+        self._verified: dict[str, tuple[Actor, float]] = {}
+        self._verified_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -81,7 +89,7 @@ class Node:
         try:
             if credentials is None or credentials.scheme.lower() != "bearer":
                 raise AuthenticationError("missing bearer token")
-            return self.verifier.verify(credentials.credentials)
+            return self._verify(credentials.credentials)
         except AuthenticationError as exc:
             self.audit.record(
                 AuditEntry(
@@ -92,6 +100,24 @@ class Node:
                 )
             )
             raise HTTPException(401, detail=str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
+
+    def _verify(self, token: str) -> Actor:
+        """The token's verified user; remembered for `VERIFIED_FOR` seconds at most, and never past its expiry."""
+        now = time.time()
+        with self._verified_lock:
+            remembered = self._verified.get(token)
+        if remembered is not None and now < remembered[1]:
+            return remembered[0]
+        actor = self.verifier.verify(token)  # AuthenticationError: not remembered, checked again next time
+        expiry = jwt.decode(token, options={"verify_signature": False}).get("exp")
+        until = min(now + VERIFIED_FOR, float(expiry)) if isinstance(expiry, int | float) else now
+        with self._verified_lock:
+            if len(self._verified) >= REMEMBERED_TOKENS:
+                self._verified = {key: value for key, value in self._verified.items() if now < value[1]}
+                if len(self._verified) >= REMEMBERED_TOKENS:
+                    self._verified.clear()
+            self._verified[token] = (actor, until)
+        return actor
 
     def retrieve(self, actor: Actor, request: RetrieveRequest) -> RetrieveResponse:
         """Search the tree for ``actor`` and audit what was searched, denied and returned."""
@@ -198,14 +224,18 @@ def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
 
     @app.post(
         f"/{API_VERSION}/retrieve",
+        response_model=RetrieveResponse,
         responses={401: {"description": "Missing, invalid, expired or untrusted token; no data."}},
     )
     def retrieve(
         request: RetrieveRequest,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> RetrieveResponse:
+    ) -> Response:
         """Search the node's tree for the token's user: gated by policy, every document checked."""
         actor = node.authenticate(credentials, request.query)
-        return node.retrieve(actor, request)
+        # Serialised once by pydantic (FastAPI would validate the response again and encode it in Python); fields
+        # at their default value are left out, and a client's model restores them.
+        body = node.retrieve(actor, request).model_dump_json(exclude_defaults=True)
+        return Response(body, media_type="application/json")
 
     return app

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import ssl
+import threading
 import time
 import tomllib
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -141,6 +142,14 @@ class FederationRoot:
         self.embedder_id = embedder_id
         self.federation = federation or FederationSettings()
         self._transport = transport
+        # Kept-alive connections: one client per event loop (httpx clients are bound to the loop they run on), so a
+        # search does not pay for a new client, a TLS context and new TCP connections to every node.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
 
     def search(
         self,
@@ -151,8 +160,48 @@ class FederationRoot:
         fetch_k: int | None = None,
         mode: Mode | None = None,
     ) -> FederatedRetrieval:
-        """`asearch` for synchronous callers (the CLI, the answerer)."""
-        return asyncio.run(self.asearch(question, token, filters, k, fetch_k, mode))
+        """`asearch` for synchronous callers (the CLI, the answerer), from any thread.
+
+        The question is embedded in the calling thread; the exchange runs on the root's own event loop (a daemon
+        thread started on first use), whose connections to the nodes stay open between searches."""
+        vector = self.embed(question) if self.embed is not None else None
+        future = asyncio.run_coroutine_threadsafe(
+            self._search(question, token, filters, k, fetch_k, mode, vector, time.perf_counter()), self._io_loop()
+        )
+        return future.result()
+
+    def close(self) -> None:
+        """Close the kept-alive connections and stop the root's event loop (a later search starts them again)."""
+        with self._lock:
+            loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+        if loop is None or thread is None:
+            return
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=5)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        loop.close()
+
+    def _io_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="federation-root", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            # Connections idle for less than uvicorn's keep-alive (5 s), so that a node never closes one the root
+            # is about to reuse; twice the organisations, for searches that overlap.
+            limits = httpx.Limits(max_connections=max(len(self.orgs), 1) * 16, keepalive_expiry=2.0)
+            client = httpx.AsyncClient(transport=self._transport, limits=limits, trust_env=False, verify=_tls())
+            self._clients[loop] = client
+        return client
 
     async def asearch(
         self,
@@ -164,12 +213,25 @@ class FederationRoot:
         mode: Mode | None = None,
     ) -> FederatedRetrieval:
         """Ask every organisation at once with the user's ``token``; merge what arrives in time."""
+        started = time.perf_counter()
+        # Embedded once here, so that no node spends its CPU on it (nodes re-embed only texts they change).
+        vector = self.embed(question) if self.embed is not None else None
+        return await self._search(question, token, filters, k, fetch_k, mode, vector, started)
+
+    async def _search(
+        self,
+        question: str,
+        token: str,
+        filters: SearchFilters | None,
+        k: int | None,
+        fetch_k: int | None,
+        mode: Mode | None,
+        vector: Vectors | None,
+        started: float,
+    ) -> FederatedRetrieval:
         k = k or self.settings.k
         fetch_k = max(fetch_k or self.settings.fetch_k, k)
         chosen: Mode = mode or self.settings.mode
-        started = time.perf_counter()
-        # Embedded once here, so that no node spends its CPU on it (nodes re-embed only texts they change).
-        vector = encode_vector(self.embed(question)) if self.embed is not None else None
         request = RetrieveRequest(
             query=question,
             k=k,
@@ -177,24 +239,20 @@ class FederationRoot:
             mode=chosen,
             filters=filters or SearchFilters(),
             candidates=True,
-            query_vector=vector,
+            query_vector=encode_vector(vector) if vector is not None else None,
         )
-        limits = httpx.Limits(max_connections=max(len(self.orgs), 1) * 2)
-        async with httpx.AsyncClient(
-            transport=self._transport, limits=limits, trust_env=False, verify=_tls()
-        ) as client:
-            results = await asyncio.gather(*(self._ask(client, org, request, token) for org in self.orgs))
+        body = request.model_dump_json().encode()
+        client = self._client()
+        results = await asyncio.gather(*(self._ask(client, org, body, token) for org in self.orgs))
         fanned_out = time.perf_counter() - started
         retrieval = self._merge(question, request, list(results))
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
         return FederatedRetrieval(retrieval, list(results))
 
-    async def _ask(
-        self, client: httpx.AsyncClient, org: OrgEndpoint, request: RetrieveRequest, token: str
-    ) -> OrgResult:
+    async def _ask(self, client: httpx.AsyncClient, org: OrgEndpoint, body: bytes, token: str) -> OrgResult:
         started = time.perf_counter()
         try:
-            result = await asyncio.wait_for(self._exchange(client, org, request, token), self.federation.timeout)
+            result = await asyncio.wait_for(self._exchange(client, org, body, token), self.federation.timeout)
         except TimeoutError:
             result = OrgResult(org, OrgStatus.TIMEOUT, f"no answer within {self.federation.timeout:g} s")
         except httpx.TransportError as exc:
@@ -202,13 +260,11 @@ class FederationRoot:
         result.seconds = time.perf_counter() - started
         return result
 
-    async def _exchange(
-        self, client: httpx.AsyncClient, org: OrgEndpoint, request: RetrieveRequest, token: str
-    ) -> OrgResult:
+    async def _exchange(self, client: httpx.AsyncClient, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         limit = self.federation.max_response_bytes
-        async with client.stream("POST", url, json=request.model_dump(mode="json"), headers=headers) as reply:
+        async with client.stream("POST", url, content=request, headers=headers) as reply:
             if reply.status_code == 401:
                 return OrgResult(org, OrgStatus.UNAUTHENTICATED, "the node did not accept the sign-in")
             if reply.status_code != 200:
@@ -222,8 +278,8 @@ class FederationRoot:
                 if len(body) > limit:
                     return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
         try:
-            response = RetrieveResponse.model_validate(json.loads(body))
-        except (ValueError, ValidationError):
+            response = RetrieveResponse.model_validate_json(body)
+        except ValueError:  # pydantic's ValidationError (bad JSON or a bad message) is a ValueError
             return OrgResult(org, OrgStatus.FAILED, "malformed reply")
         if response.embedder != self.embedder_id:
             detail = f"index built with {response.embedder}, not {self.embedder_id}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from clinrag.access.policy import PolicyEngine
+from clinrag.access.policy import Decision, PolicyEngine
 from clinrag.errors import ClinragError, FederationError
 from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
 from clinrag.federation.protocol import Denial, PathError, RetrieveRequest
@@ -38,15 +39,21 @@ from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor, Chunk
 
 log = logging.getLogger("clinrag.node")
+REMEMBERED_GATES = 10_000
+REMEMBERED_DOCUMENT_DECISIONS = 200_000
 
 
 class _LockedStore:
-    """A store whose queries run one at a time (an embedded shard is not shared between threads)."""
+    """A store whose queries run one at a time (an embedded shard is not shared between threads).
+
+    ``remote`` stores (a Qdrant server) spend a search waiting on the network, so a router asks them concurrently;
+    an embedded shard works in this process, where threads would only take turns (the GIL) and cost their start."""
 
     def __init__(self, store: VectorStore) -> None:
         self._store = store
         self._lock = threading.Lock()
         self.manifest = store.manifest
+        self.remote = not isinstance(store, EdgeStore)
 
     def query(self, query: StoreQuery) -> list[StoreHit]:
         with self._lock:
@@ -107,6 +114,15 @@ class NodeTree:
         self.embedder = embedder
         self.settings = settings
         self._closed = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self._gates: weakref.WeakKeyDictionary[PolicyEngine, dict[tuple[Actor, str], Decision]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._gates_lock = threading.Lock()
+        self._documents: weakref.WeakKeyDictionary[PolicyEngine, dict[tuple[Actor, tuple[object, ...]], bool]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @classmethod
     def open(cls, config: NodeConfig, embedder: Embedder, settings: RetrieveSettings | None = None) -> NodeTree:
@@ -141,6 +157,8 @@ class NodeTree:
         if self._closed:
             return
         self._closed = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
         for leaf in self.leaves.values():
             leaf.store.close()
         self.chunks.close()
@@ -153,6 +171,59 @@ class NodeTree:
         """Search the tree for ``actor``: gates first, then leaves concurrently, documents checked one by one."""
         search = _Search(self, actor, request, engine)
         return search.visit(self.config.tree)
+
+    def remote(self, spec: LeafSpec | RouterSpec) -> bool:
+        """Whether some leaf under ``spec`` is a remote store (then its siblings are searched concurrently)."""
+        if isinstance(spec, LeafSpec):
+            return self.leaves[spec.path].store.remote
+        return any(self.remote(child) for child in spec.children)
+
+    def pool(self) -> ThreadPoolExecutor:
+        """The threads that search remote leaves concurrently (made on first use, kept for later requests)."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix=f"node-{self.config.org}")
+            return self._pool
+
+    def can_retrieve(self, engine: PolicyEngine, actor: Actor, chunks: Sequence[Chunk]) -> list[bool]:
+        """May ``actor`` retrieve each chunk? Decisions are remembered per engine by user and `document_key` (what a
+        decision depends on), so a chunk met again, or one like it, costs no Cedar evaluation."""
+        keys = [(actor, engine.document_key(chunk)) for chunk in chunks]
+        with self._gates_lock:
+            known = self._documents.setdefault(engine, {})
+            verdicts = [known.get(key) for key in keys]
+        unknown: dict[tuple[Actor, tuple[object, ...]], Chunk] = {}
+        for key, chunk, verdict in zip(keys, chunks, verdicts, strict=True):
+            if verdict is None:
+                unknown.setdefault(key, chunk)
+        if unknown:
+            decided = dict(zip(unknown, engine.can_retrieve(actor, list(unknown.values())), strict=True))
+            with self._gates_lock:
+                if len(known) + len(decided) > REMEMBERED_DOCUMENT_DECISIONS:
+                    known.clear()
+                known.update((key, decision.allowed) for key, decision in decided.items())
+            verdicts = [
+                decided[key].allowed if verdict is None else verdict
+                for key, verdict in zip(keys, verdicts, strict=True)
+            ]
+        return [bool(verdict) for verdict in verdicts]
+
+    def can_search(self, engine: PolicyEngine, actor: Actor, spec: LeafSpec | RouterSpec) -> Decision:
+        """The search gate of ``spec`` for ``actor``, remembered per engine: a decision depends only on the user's
+        verified attributes, the router or leaf, and the engine's policies (fixed once loaded)."""
+        key = (actor, spec.path)
+        with self._gates_lock:
+            known = self._gates.setdefault(engine, {})
+            decision = known.get(key)
+        if decision is None:
+            kind: Literal["router", "leaf"] = "leaf" if isinstance(spec, LeafSpec) else "router"
+            dept = spec.dept if isinstance(spec, LeafSpec) else None
+            decision = engine.can_search(actor, self.config.org, spec.path, kind, dept)
+            with self._gates_lock:
+                if len(known) >= REMEMBERED_GATES:
+                    known.clear()
+                known[key] = decision
+        return decision
 
 
 def _open_store(spec: LeafSpec) -> VectorStore:
@@ -178,22 +249,18 @@ class _Search:
         if given is not None:
             self.embed.provide(request.query, given)
         self.fetch_k = max(request.fetch_k, request.k)
-        self.lock = threading.Lock()
 
     def visit(self, spec: LeafSpec | RouterSpec) -> TreeOutcome:
-        kind: Literal["router", "leaf"] = "leaf" if isinstance(spec, LeafSpec) else "router"
-        dept = spec.dept if isinstance(spec, LeafSpec) else None
-        decision = self.engine.can_search(self.actor, self.tree.config.org, spec.path, kind, dept)
+        decision = self.tree.can_search(self.engine, self.actor, spec)
         if not decision.allowed:
             return TreeOutcome(Candidates({}), denied=[Denial(path=spec.path, reasons=list(decision.reasons))])
         if isinstance(spec, LeafSpec):
             return self._leaf(spec)
         children = list(spec.children)
-        if len(children) == 1:
-            parts = [self.visit(children[0])]
+        if len(children) > 1 and self.tree.remote(spec):
+            parts = list(self.tree.pool().map(self.visit, children))
         else:
-            with ThreadPoolExecutor(max_workers=len(children), thread_name_prefix=f"router-{spec.name}") as pool:
-                parts = list(pool.map(self.visit, children))
+            parts = [self.visit(child) for child in children]
         merged = _combine(parts, self.fetch_k)
         merged.searched.insert(0, spec.path)
         return merged
@@ -224,7 +291,7 @@ class _Search:
         )
 
     def _admit(self, chunks: Sequence[Chunk]) -> list[bool]:
-        return [decision.allowed for decision in self.engine.can_retrieve(self.actor, chunks)]
+        return self.tree.can_retrieve(self.engine, self.actor, chunks)
 
 
 def _given_vector(encoded: str | None, dimension: int) -> Vectors | None:
