@@ -29,10 +29,18 @@ $(DEV): $(BASE)
 	$(BIN)/python -m pip install --quiet -e '.[dev,torch,openai,local-llm]'
 	touch $@
 
+# The browser tests drive Debian's Chromium headless through Playwright; the browser comes from apt, never from a
+# download by a test tool.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+
 demo: $(BASE)  ## build the demo cohort (three hospitals), ingest it and print a summary
 	$(BIN)/clinrag demo --out $(DEMO_DIR) --patients $(DEMO_PATIENTS)
 
-test: lint  ## lint, type-check, layer-check, then the whole test suite
+test: lint $(CHROMIUM)  ## lint, type-check, layer-check, then the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q
 
 lint: $(DEV)  ## ruff, mypy --strict, import-linter

@@ -173,6 +173,31 @@ class FederationSettings(Group):
     )
 
 
+class WebSettings(Group):
+    """The web app (`clinrag web`): where it listens, where it keeps sessions and histories, how it signs in."""
+
+    host: str = Field("127.0.0.1", description="Interface the web app listens on.")
+    port: int = Field(8300, ge=1, le=65535, description="Port the web app listens on.")
+    database: Path = Field(
+        Path("data/web/clinrag-web.sqlite3"),
+        description="SQLite file of sessions and conversation histories (created on first start).",
+    )
+    secret_file: Path = Field(
+        Path("data/web/secret.key"),
+        description="Key that signs session cookies; created (0600) on first start, kept across restarts.",
+    )
+    client_secret: str = Field(
+        "clinrag-demo", description="OIDC client secret of the web app at the identity providers (demo: any)."
+    )
+    public_url: str | None = Field(
+        None, description="URL users reach the app at (behind a proxy); unset: http://HOST:PORT."
+    )
+    secure_cookies: bool = Field(False, description="Send cookies only over HTTPS (turn on behind TLS).")
+    session_hours: float = Field(
+        8.0, gt=0, le=168, description="Hours a sign-in lasts (never longer than the ID token itself)."
+    )
+
+
 class Settings(BaseSettings):
     """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
 
@@ -185,6 +210,7 @@ class Settings(BaseSettings):
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings, description="Searching.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering and verification.")
     federation: FederationSettings = Field(default_factory=FederationSettings, description="Federation of nodes.")
+    web: WebSettings = Field(default_factory=WebSettings, description="The web app.")
 
     @classmethod
     def settings_customise_sources(

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
+
 from clinrag.access.demo import DEMO_TREES
 
 from .conftest import Federation
@@ -40,6 +42,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
     shutil.copytree(federation.out / "nodes", out / "nodes")
     idp = _free_run(3)
     node = _free_run(3, idp + 500)
+    web = _free_run(1, node + 500)
     env = {
         **os.environ,
         "CLINRAG_INGEST__TABLES": '["admissions"]',  # as the fixture built it: nothing new to embed
@@ -49,7 +52,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         "COLUMNS": "200",
     }
     command = [*CLI, "demo", "--out", str(out), "--patients", "40", "--seed", "11"]
-    command += ["--idp-port", str(idp), "--node-port", str(node)]
+    command += ["--idp-port", str(idp), "--node-port", str(node), "--web-port", str(web)]
     demo = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in demo.stdout or ()], daemon=True).start()
@@ -67,6 +70,10 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert "Press Ctrl-C" in output, output
         assert f"http://127.0.0.1:{node}" in output
         assert "A.phys.neur" in output
+        assert f"http://127.0.0.1:{web}" in output
+        signin_page = httpx.get(f"http://127.0.0.1:{web}/signin", timeout=10)
+        assert signin_page.status_code == 200
+        assert "Hospital A" in signin_page.text
 
         ask = subprocess.run(
             [*CLI, "ask", "Who was treated for a stroke?", "--as", "A.phys"],
@@ -84,5 +91,5 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         demo.send_signal(signal.SIGINT)
         code = demo.wait(timeout=30)
     assert code == 0
-    for port in [*range(idp, idp + len(DEMO_TREES)), *range(node, node + len(DEMO_TREES))]:
+    for port in [*range(idp, idp + len(DEMO_TREES)), *range(node, node + len(DEMO_TREES)), web]:
         assert _free(port), port

@@ -142,7 +142,7 @@ def sign_in(
         if not isinstance(id_token, str) or not isinstance(access_token, str):
             raise AuthenticationError(f"{issuer} token endpoint returned no ID token or no access token")
         keys = _json(_send(client, "GET", str(metadata["jwks_uri"]), issuer, "JWKS"), issuer, "JWKS")
-    claims = _verify_id_token(id_token, keys, issuer, client_id, nonce)
+    claims = verify_id_token(id_token, keys, issuer, client_id, nonce)
     if claims.get("sub") != subject:
         raise AuthenticationError(f"{issuer} issued an ID token for another subject than {subject!r}")
     return TokenSet(id_token, access_token, float(claims["exp"]), issuer, subject)
@@ -226,8 +226,12 @@ def _code_from(response: httpx.Response, issuer: str, subject: str, redirect_uri
     return code
 
 
-def _verify_id_token(id_token: str, jwks: dict[str, Any], issuer: str, client_id: str, nonce: str) -> dict[str, Any]:
-    """The ID token's claims after checking signature (any matching JWKS key), issuer, audience, expiry, nonce."""
+def verify_id_token(id_token: str, jwks: dict[str, Any], issuer: str, client_id: str, nonce: str) -> dict[str, Any]:
+    """The ID token's claims after checking signature (any matching JWKS key), issuer, audience, expiry, nonce.
+
+    Raises:
+        AuthenticationError: the token or key set is unreadable, or any check fails (the message says which).
+    """
     try:
         header = jwt.get_unverified_header(id_token)
         keyset = jwt.PyJWKSet.from_dict(jwks)

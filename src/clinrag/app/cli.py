@@ -29,6 +29,7 @@ from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.openai_api import api_app
 from clinrag.app.search_cli import search_command
+from clinrag.app.web.launch import web_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
@@ -174,13 +175,15 @@ def demo_command(
     ] = True,
     idp_port: Annotated[int, typer.Option(help="Port of Hospital A's identity provider (B, C: the next two).")] = 9401,
     node_port: Annotated[int, typer.Option(help="Port of Hospital A's node (B, C: the next two).")] = 8101,
+    web_port: Annotated[int, typer.Option(help="Port of the web app.")] = 8300,
     config: ConfigOption = None,
 ) -> None:
     """Build the three-hospital demo federation and serve it.
 
     Generates the cohort (or reuses it), ingests and indexes each hospital, writes each node's config and Cedar
-    policies under OUT/federation, then starts one identity provider and one node per hospital on 127.0.0.1,
-    prints their URLs and the demo users, and stops them all on Ctrl-C. Run it twice: the second build adds nothing.
+    policies under OUT/federation, then starts one identity provider and one node per hospital and the web app on
+    127.0.0.1, prints their URLs and the demo users, and stops them all on Ctrl-C. Run it twice: the second build
+    adds nothing.
     """
     loaded = settings_for(config)
     with progress("building demo", None) as advance:
@@ -200,7 +203,7 @@ def demo_command(
             f"({indexed.embedder_id}, {added:,} chunks newly embedded)"
         )
     console.print(f"Gold facts: {demo.gold_facts}")
-    ports = DemoPorts(idp=idp_port, node=node_port)
+    ports = DemoPorts(idp=idp_port, node=node_port, web=web_port)
     files = write_federation(out, ports)
     console.print(f"Federation files: {files.federation} and one node config per hospital in {files.folder}")
     if serve:
@@ -216,6 +219,7 @@ app.add_typer(api_app, name="api")
 app.command("search")(search_command)
 app.command("ask")(ask_command)
 app.command("audit")(audit_command)
+app.command("web")(web_command)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Serving the demo federation: three identity providers and three nodes on 127.0.0.1, until Ctrl-C.
+"""Serving the demo federation: three identity providers, three nodes and the web app on 127.0.0.1, until Ctrl-C.
 
 Example:
     >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
@@ -19,8 +19,11 @@ from clinrag.app.supervisor import Supervisor
 from clinrag.errors import ClinragError
 
 
-def start_federation(servers: Supervisor, files: FederationFiles, ports: DemoPorts, config: Path | None) -> None:
-    """Start every hospital's identity provider and node under ``servers`` and wait until all answer."""
+def start_federation(
+    servers: Supervisor, files: FederationFiles, ports: DemoPorts, config: Path | None, web: Path | None = None
+) -> None:
+    """Start every hospital's identity provider and node under ``servers`` (and the web app, keeping its state in
+    the folder ``web``, when given) and wait until all answer."""
     settings = ["--settings", str(config)] if config is not None else []
     for org in files.nodes:
         issuer = ports.issuer(org)
@@ -35,14 +38,31 @@ def start_federation(servers: Supervisor, files: FederationFiles, ports: DemoPor
             ["node", "serve", "--config", str(node_config), *settings],
             f"{ports.node_url(org)}/v1/health",
         )
+    if web is not None:
+        servers.start(
+            "web",
+            [
+                "web",
+                "--federation",
+                str(files.federation),
+                "--port",
+                str(ports.web),
+                "--database",
+                str(web / "web.sqlite3"),
+                "--secret-file",
+                str(web / "secret.key"),
+                *settings,
+            ],
+            f"{ports.web_url}/healthz",
+        )
     servers.wait_ready()
 
 
 def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None = None) -> None:
     """Start the federation, print where everything is, and keep it up until Ctrl-C (then stop it cleanly)."""
     with Supervisor(logs) as servers:
-        console.print("starting identity providers and nodes …")
-        start_federation(servers, files, ports, config)
+        console.print("starting identity providers, nodes and the web app …")
+        start_federation(servers, files, ports, config, web=files.folder.parent / "web")
         table = Table(title="The demo federation on 127.0.0.1")
         for column in ("hospital", "node", "identity provider"):
             table.add_column(column)
@@ -55,6 +75,7 @@ def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Pat
         for user in DEMO_USERS:
             users.add_row(user.subject, user.org, user.role, user.dept or "", ", ".join(user.affiliations))
         console.print(users)
+        console.print(f"Web app: [bold]{ports.web_url}[/bold] — choose a hospital and sign in as one of its users.")
         console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
         console.print(f"Logs: {logs}; audit logs: {files.folder.parent / 'audit'}")
         console.print("Ready. Press Ctrl-C to stop.", soft_wrap=True)

@@ -21,10 +21,17 @@ HOST = "127.0.0.1"
 
 @dataclass(frozen=True)
 class DemoPorts:
-    """Loopback ports of the demo: identity providers from ``idp``, nodes from ``node`` (A, B, C in order)."""
+    """Loopback ports of the demo: identity providers from ``idp``, nodes from ``node`` (A, B, C in order), and
+    the web app on ``web``."""
 
     idp: int = 9401
     node: int = 8101
+    web: int = 8300
+
+    @property
+    def web_url(self) -> str:
+        """The web app's URL."""
+        return f"http://{HOST}:{self.web}"
 
     def idp_port(self, org: str) -> int:
         """The port of ``org``'s identity provider."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import html
 import importlib
 import io
 import json
@@ -169,7 +170,11 @@ class _ProviderGuard:
                 "PKCE is required: send one code_challenge (43-128 characters) with code_challenge_method=S256",
             )
         if method != "POST":
-            return self.app(environ, start_response)
+            status, headers, body = _captured(self.app, environ)
+            if status.startswith("200"):  # the mock accepted the request: show clinrag's consent step instead
+                return self._consent_page(query, start_response)
+            start_response(status, headers)
+            return [body]
         form = _read_form(environ)
         if form is None:
             return _plain(start_response, "415 Unsupported Media Type", "send the consent form form-urlencoded")
@@ -188,6 +193,38 @@ class _ProviderGuard:
             return start_response(status, headers, exc_info)
 
         return self.app(environ, remember_code)
+
+    def _consent_page(self, query: dict[str, list[str]], start_response: StartResponse) -> Iterable[bytes]:
+        """The consent step: who the client is, where the browser goes next, and for each user the exact
+        attributes the ID token will share. No outside stylesheet (the mock's own page loads one from a CDN)."""
+        client = html.escape(query.get("client_id", ["?"])[0])
+        target = html.escape(query.get("redirect_uri", ["?"])[0])
+        users = "".join(
+            f'<li><button type="submit" name="sub" value="{html.escape(user.subject)}">Sign in as '
+            f"<strong>{html.escape(user.subject)}</strong></button><dl>"
+            + "".join(
+                f"<dt>{html.escape(name)}</dt><dd>{html.escape(_claim_text(value))}</dd>"
+                for name, value in demo_claims(user).items()
+            )
+            + "</dl></li>"
+            for user in DEMO_USERS
+            if user.subject in self.subjects
+        )
+        shared = ", ".join(_SHARED_CLAIMS)
+        page = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+            f'content="width=device-width, initial-scale=1"><title>Hospital {html.escape(self.org)} sign-in</title>'
+            f"<style>{_CONSENT_STYLE}</style></head><body><main>"
+            f"<h1>Hospital {html.escape(self.org)} identity provider</h1>"
+            f"<p><strong>{client}</strong> asks to know who you are. If you agree, it receives an ID token with "
+            f"these attributes: <strong>{shared}</strong>. You will then return to <code>{target}</code>.</p>"
+            f'<h2>Demo users (no password)</h2><form method="post"><ul class="users">{users}</ul></form>'
+            '<form method="post"><button type="submit" name="action" value="deny" class="deny">Deny</button></form>'
+            "</main></body></html>"
+        ).encode()
+        headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page)))]
+        start_response("200 OK", [*headers, ("Cache-Control", "no-store"), ("X-Frame-Options", "DENY")])
+        return [page]
 
     def _remember(self, code: str, challenge: str) -> None:
         now = time.monotonic()
@@ -223,20 +260,7 @@ class _ProviderGuard:
         return self.app(environ, start_response)
 
     def _discovery(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        captured: list[tuple[str, list[tuple[str, str]]]] = []
-
-        def keep(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            captured.append((status, headers))
-            return lambda data: None
-
-        chunks = self.app(environ, keep)
-        try:
-            body = b"".join(chunks)
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-        status, headers = captured[-1]
+        status, headers, body = _captured(self.app, environ)
         if status.startswith("200"):
             metadata = json.loads(body)
             metadata["code_challenge_methods_supported"] = ["S256"]
@@ -244,6 +268,44 @@ class _ProviderGuard:
         headers = [(name, value) for name, value in headers if name.lower() != "content-length"]
         start_response(status, [*headers, ("Content-Length", str(len(body)))])
         return [body]
+
+
+_SHARED_CLAIMS = ("sub", "name", "email", "org", "role", "dept", "affiliations")
+_CONSENT_STYLE = (
+    "body{font-family:system-ui,sans-serif;background:#f4f6f8;color:#1b1f24;margin:0}"
+    "main{max-width:40rem;margin:2rem auto;background:#fff;padding:1.5rem 2rem;border:1px solid #d5dae1;"
+    "border-radius:12px}.users{list-style:none;padding:0}.users li{border:1px solid #d5dae1;border-radius:8px;"
+    "padding:.6rem .8rem;margin:.5rem 0}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 .8rem;"
+    "font-size:.85rem;color:#4a5563;margin:.4rem 0 0}dt{font-weight:600}dd{margin:0}"
+    "button{font:inherit;border:1px solid #0b5cad;background:#0b5cad;color:#fff;border-radius:6px;"
+    "padding:.35rem .8rem;cursor:pointer}.deny{background:#fff;color:#a11d2b;border-color:#a11d2b}"
+    ":focus-visible{outline:3px solid #f5a623;outline-offset:2px}"
+)
+
+
+def _captured(app: WSGIApplication, environ: WSGIEnvironment) -> tuple[str, list[tuple[str, str]], bytes]:
+    """Run ``app`` on ``environ`` and return its status, headers and whole body instead of sending them."""
+    captured: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def keep(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        captured.append((status, headers))
+        return lambda data: None
+
+    chunks = app(environ, keep)
+    try:
+        body = b"".join(chunks)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    status, headers = captured[-1]
+    return status, headers, body
+
+
+def _claim_text(value: object) -> str:
+    """A claim's value as the consent page shows it (lists joined; empty as a dash)."""
+    text = ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+    return text or "—"
 
 
 def _read_form(environ: WSGIEnvironment) -> dict[str, list[str]] | None:

@@ -1,0 +1,1 @@
+"""The clinician's web app (``clinrag web``): sign-in at one's hospital, streamed answers, evidence, history."""

@@ -1,0 +1,170 @@
+"""What the web app's templates show, computed from an answer's ``clinrag`` extension: the answer with its
+citations as links, the sources split into cited and uncited with the supporting sentence marked inside each
+chunk, every organisation's status in words, and why an abstention abstained.
+
+All text from records is escaped here or by the templates (autoescape): retrieved text is data, never markup.
+
+Example:
+    >>> str(answer_markup("Aspirin was given. [1]", "t1", {1}))
+    '<p>Aspirin was given. <a class="cite" href="#src-t1-1" data-source="1">[1]</a></p>'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+from clinrag.app.openai_models import ClinragExtension, OrganisationInfo, SentenceInfo, SourceInfo
+from clinrag.generate.citations import lexical_support, strip_citations
+
+_MARKER = re.compile(r"\[(\d+)\]")
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)", re.MULTILINE)
+HIGHLIGHT_MIN_SUPPORT = 0.34
+"""A chunk sentence is marked as support when it holds at least this share of the answer sentence's words."""
+STATUS_WORDS = {
+    "answered": "answered",
+    "denied": "denied by policy",
+    "unauthenticated": "refused the sign-in",
+    "timeout": "timed out",
+    "unreachable": "unreachable",
+    "failed": "failed",
+    "incompatible": "incompatible index",
+}
+
+
+def answer_markup(text: str, turn_id: str, numbers: Iterable[int]) -> Markup:
+    """The answer text as paragraphs, each ``[n]`` a link to source n of this turn (when it exists).
+
+    Example:
+        >>> str(answer_markup("<b>x</b> [9]", "t", {1}))
+        '<p>&lt;b&gt;x&lt;/b&gt; [9]</p>'
+    """
+    known = set(numbers)
+
+    def link(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if number not in known:
+            return match.group(0)
+        return f'<a class="cite" href="#src-{turn_id}-{number}" data-source="{number}">[{number}]</a>'
+
+    paragraphs = [line for line in text.splitlines() if line.strip()]
+    return Markup("".join(f"<p>{_MARKER.sub(link, str(escape(line)))}</p>" for line in paragraphs))
+
+
+def highlighted(chunk_text: str, claims: Sequence[str]) -> Markup:
+    """The chunk's text with the sentences that best support ``claims`` (answer sentences citing it) marked.
+
+    Example:
+        >>> str(highlighted("Seen in clinic. Started aspirin 81 mg daily.", ["She takes aspirin 81 mg. [1]"]))
+        'Seen in clinic. <mark>Started aspirin 81 mg daily.</mark>'
+    """
+    spans = [(match.start(), match.end()) for match in _SENTENCE.finditer(chunk_text) if match.group(0).strip()]
+    marked: set[int] = set()
+    for claim in claims:
+        plain = strip_citations(claim)
+        scored = [(lexical_support(plain, chunk_text[start:end]), index) for index, (start, end) in enumerate(spans)]
+        if scored:
+            best, index = max(scored)
+            if best >= HIGHLIGHT_MIN_SUPPORT:
+                marked.add(index)
+    pieces: list[str] = []
+    cursor = 0
+    for index, (start, end) in enumerate(spans):
+        if index not in marked:
+            continue
+        text = chunk_text[start:end]
+        lead = len(text) - len(text.lstrip())
+        pieces.append(str(escape(chunk_text[cursor : start + lead])))
+        pieces.append(f"<mark>{escape(text.strip())}</mark>")
+        cursor = start + lead + len(text.strip())
+    pieces.append(str(escape(chunk_text[cursor:])))
+    return Markup("".join(pieces))
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """One source as the evidence panel shows it."""
+
+    info: SourceInfo
+    body: Markup
+    can_open_note: bool
+
+    @property
+    def patient(self) -> str:
+        """``Name (subject_id)``, the subject id alone, or an empty string."""
+        name, subject = self.info.patient_name, self.info.subject_id
+        if name and subject is not None:
+            return f"{name} ({subject})"
+        return str(subject) if subject is not None else ""
+
+
+@dataclass(frozen=True)
+class OrgView:
+    """One organisation's part in the search, in words."""
+
+    name: str
+    status: str
+    words: str
+    detail: str
+    denied: list[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when the organisation answered."""
+        return self.status == "answered"
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """Everything the template of one answered turn needs."""
+
+    answer: Markup
+    abstained: bool
+    reason: str
+    cited: list[SourceView]
+    uncited: list[SourceView]
+    organisations: list[OrgView]
+    generator: str
+    support: float
+    seconds: float
+
+
+def source_views(sources: Sequence[SourceInfo], sentences: Sequence[SentenceInfo]) -> list[SourceView]:
+    """Every source with its supporting sentences marked (cited ones first, in number order)."""
+    views = []
+    for source in sources:
+        claims = [sentence.text for sentence in sentences if source.number in sentence.citations]
+        openable = source.kind == "note" and bool(source.note_id)
+        views.append(SourceView(source, highlighted(source.text, claims), openable))
+    return views
+
+
+def org_views(organisations: Sequence[OrganisationInfo]) -> list[OrgView]:
+    """Each organisation's status in words; denials name the place (``Hospital A / psychiatry``)."""
+    views = []
+    for org in organisations:
+        places = [f"{org.name} / {path.split('/')[-1]}" for path in org.denied]
+        views.append(OrgView(org.name, org.status, STATUS_WORDS.get(org.status, org.status), org.detail, places))
+    return views
+
+
+def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
+    """The view of a finished turn from its answer text and ``clinrag`` extension."""
+    sources = source_views(evidence.sources, evidence.sentences)
+    numbers = {source.number for source in evidence.sources}
+    reason = evidence.abstention.reason if evidence.abstention is not None else ""
+    return TurnView(
+        answer=answer_markup(text, turn_id, numbers),
+        abstained=evidence.abstained,
+        reason=reason,
+        cited=[view for view in sources if view.info.cited],
+        uncited=[view for view in sources if not view.info.cited],
+        organisations=org_views(evidence.organisations),
+        generator=evidence.generator,
+        support=evidence.support,
+        seconds=sum(value for name, value in evidence.timings.items() if name == "total")
+        or sum(evidence.timings.values()),
+    )
