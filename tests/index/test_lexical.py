@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+from clinrag.index.abbreviations import expand_abbreviations
 from clinrag.index.edge import EdgeStore
 from clinrag.index.lexical import Bm25Encoder, average_length, term_index, tokenize
-from clinrag.index.store import IndexManifest, StoreQuery
+from clinrag.index.store import LEXICAL_EXPANDED, LEXICAL_PLAIN, IndexManifest, StoreQuery
 from clinrag.types import Chunk
 
 CORPUS = [
@@ -76,3 +77,57 @@ def test_engine_scores_equal_okapi_bm25(tmp_path: Path) -> None:
     for hit in hits:
         assert math.isclose(hit.score, expected[hit.chunk.chunk_id], rel_tol=1e-4)
     assert {hit.chunk.chunk_id for hit in hits} == {cid for cid, score in expected.items() if score > 0}
+
+
+# --- documents with their abbreviations expanded -----------------------------------------------------------------
+
+
+def test_documents_of_new_indexes_count_the_spelled_out_terms_too() -> None:
+    manifest = IndexManifest.new("test", 2, 5.0)
+    assert manifest.lexical == LEXICAL_EXPANDED
+    text = "Past Medical History: - severe AS\n- 3VD with unstable angina\n- CHB"
+    expanded = Bm25Encoder.of(manifest).encode_document(text)
+    plain = Bm25Encoder(5.0).encode_document(text)
+    for term in ("aortic", "stenosis", "three-vessel", "coronary", "complete", "heart", "block"):
+        assert term_index(term) in expanded, term
+        assert term_index(term) not in plain, term
+    for term in ("severe", "3vd", "chb", "angina"):  # the written words stay
+        assert term_index(term) in expanded, term
+
+
+def test_an_index_built_before_expansion_keeps_encoding_documents_as_written() -> None:
+    legacy = IndexManifest.from_json(
+        '{"embedder_id": "e", "dimension": 2, "bm25_average_length": 5.0, "version": 1, "created": ""}'
+    )
+    assert legacy.lexical == LEXICAL_PLAIN
+    assert not Bm25Encoder.of(legacy).expand
+    assert IndexManifest.from_json(IndexManifest.new("e", 2, 5.0).to_json()).lexical == LEXICAL_EXPANDED
+
+
+def test_average_length_counts_expansions_when_asked() -> None:
+    texts = ["severe AS", "CHB"]
+    assert average_length(texts) == (1 + 1) / 2  # "as" is a stopword
+    assert average_length(texts, expand=True) == (3 + 4) / 2
+
+
+def test_abbreviations_that_are_words_expand_only_in_mixed_case_lines() -> None:
+    assert expand_abbreviations("Admitted for severe AS.")[0] == "Admitted for severe AS. aortic stenosis"
+    assert expand_abbreviations("ADMITTED AS AN EMERGENCY")[0] == "ADMITTED AS AN EMERGENCY"
+    assert expand_abbreviations("Plan:\nAS ABOVE\nsevere AS")[0] == "Plan:\nAS ABOVE\nsevere AS aortic stenosis"
+    assert expand_abbreviations("treated as an outpatient")[0] == "treated as an outpatient"
+
+
+def test_engine_finds_an_abbreviation_by_its_spelled_out_term(tmp_path: Path) -> None:
+    texts = ["Past Medical History: - severe AS", "Past Medical History: - asthma", "Aortic valve normal."]
+    manifest = IndexManifest.new("test", 2, average_length(texts, expand=True))
+    encoder = Bm25Encoder.of(manifest)
+    store = EdgeStore.create(tmp_path / "leaf", manifest)
+    chunks = [Chunk.create(source_id=f"n:{i}", text=text, org="A", dept="d") for i, text in enumerate(texts)]
+    dense = np.tile(np.array([[1.0, 0.0]], dtype=np.float32), (len(texts), 1))
+    try:
+        store.upsert(chunks, dense, [encoder.encode_document(text) for text in texts])
+        query = encoder.encode_query("aortic stenosis")
+        hits = store.query(StoreQuery(mode="bm25", dense=None, sparse=query, limit=3))
+    finally:
+        store.close()
+    assert hits[0].chunk.chunk_id == chunks[0].chunk_id

@@ -8,15 +8,16 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from clinrag.errors import StoreError
-from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.embed import OnnxMiniLmEmbedder, Vectors
 from clinrag.index.indexer import build_indexes
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
-from clinrag.retrieve.hybrid import Retriever
+from clinrag.retrieve.hybrid import Retriever, plan_query
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import IndexSettings, IngestSettings, RetrieveSettings
 from clinrag.types import SearchFilters
@@ -238,3 +239,31 @@ def test_a_changed_service_or_date_is_found_by_its_filter(node: Path, cohort: Pa
         assert {hit.chunk.chunk_id for hit in later.hits} == expected
     finally:
         retriever.close()
+
+
+def test_a_question_about_a_set_of_patients_embeds_what_it_asks_about() -> None:
+    embedded: list[str] = []
+
+    def embed(text: str) -> Vectors:
+        embedded.append(text)
+        return np.zeros(4, dtype=np.float32)
+
+    plan = plan_query("Which patients had low magnesium?", None, RetrieveSettings(), None, None, embed)
+    assert plan.ranking_text == "Which patients had low magnesium?"  # BM25 and display keep the question
+    assert plan.dense_text.startswith("low magnesium")
+    assert "hypomagnesemia" in plan.dense_text  # the same expansions as the BM25 query
+    assert embedded == [plan.dense_text]
+    other = plan_query("What is the dose of aspirin?", None, RetrieveSettings(), None, None, embed)
+    assert other.dense_text == other.ranking_text == "What is the dose of aspirin?"
+
+
+def test_a_named_patient_question_embeds_the_question_without_the_name(retriever: Retriever, cohort: Path) -> None:
+    name, subject_id = _unique_name(cohort, "C")
+    plan = plan_query(f"Who does {name} live with?", None, RetrieveSettings(), retriever.registry, None, _no_vector)
+    assert plan.filters.subject_ids == (subject_id,)
+    assert name not in plan.dense_text
+    assert plan.dense_text == plan.ranking_text
+
+
+def _no_vector(text: str) -> Vectors:
+    return np.zeros(4, dtype=np.float32)

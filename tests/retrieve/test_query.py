@@ -15,6 +15,7 @@ from clinrag.retrieve.query import (
     PREFERRED_EXPANSIONS,
     STOPLIST,
     DateRange,
+    asked_about,
     expand_abbreviations,
     parse_date_range,
     understand,
@@ -358,6 +359,39 @@ def test_lay_words_add_the_clinical_words(question: str, added: tuple[str, ...])
     assert found.lexical_text.startswith(question)
     for words in added:
         assert words in found.lexical_text
+
+
+@pytest.mark.parametrize(
+    ("question", "added"),
+    [
+        ("Which patients had high potassium?", "hyperkalemia"),
+        ("Who had hyperkalemia?", "high potassium"),
+        ("Any low sodium?", "hyponatremia"),
+        ("Who developed afib with RVR?", "atrial fibrillation"),
+        ("Acute systolic heart failure?", "HFrEF"),
+    ],
+)
+def test_plain_words_for_abnormal_values_and_synonyms_go_both_ways(question: str, added: str) -> None:
+    assert added in understand(question).lexical_text
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Which patients had low magnesium?", "low magnesium"),
+        ("Who was diagnosed with type 1 diabetes mellitus?", "diagnosed with type 1 diabetes mellitus"),
+        ("Whose past medical history includes spinal stenosis?", "past medical history includes spinal stenosis"),
+        ("In which patients did ileus occur during the admission?", "ileus occur during the admission"),
+        ("Find the patients with a discharge diagnosis of sepsis.", "discharge diagnosis of sepsis"),
+        ("List everyone sent home taking pantoprazole.", "sent home taking pantoprazole"),
+        ("which patients underwent a lap appy", "lap appy"),
+        ("What medications was the patient discharged on?", "What medications was the patient discharged on?"),
+        ("Who?", "Who?"),
+        ("Whoever", "Whoever"),
+    ],
+)
+def test_asked_about_drops_the_frame_of_questions_about_patients(question: str, topic: str) -> None:
+    assert asked_about(question) == topic
 
 
 def test_spelled_out_terms_add_their_abbreviation_once() -> None:

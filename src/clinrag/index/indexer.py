@@ -95,7 +95,7 @@ def index_chunks(
     Identical texts within a batch are embedded once (a longitudinal patient's notes repeat allergies, family
     history and home medications, name prefix included: 15 % of the chunks of 200 synthetic notes).
     """
-    encoder = Bm25Encoder(store.manifest.bm25_average_length)
+    encoder = Bm25Encoder.of(store.manifest)
     done = 0
     for batch in _batches(chunks, EMBED_BATCH):
         texts = [chunk.indexed_text for chunk in batch]
@@ -120,7 +120,7 @@ def _open_or_create(
             raise
         return store
     sample = [c.indexed_text for c in itertools.islice(chunks.chunks(dept=leaf), SAMPLE_FOR_AVERAGE)]
-    manifest = IndexManifest.new(embedder.id, embedder.dimension, average_length(sample))
+    manifest = IndexManifest.new(embedder.id, embedder.dimension, average_length(sample, expand=True))
     return create_leaf_store(index_root, leaf, manifest, settings)
 
 

