@@ -62,7 +62,8 @@ def serve_web(tmp: Path, orgs: list[OrgEndpoint], models: dict[str, object]) -> 
     url = f"http://127.0.0.1:{port}"
     root = FederationRoot(orgs, RetrieveSettings(), EMBEDDER.id, FederationSettings(timeout=20))
     verifier = TokenVerifier(trusted_issuers(orgs), audience="clinrag")
-    service = ChatService(root, verifier, models, AnswerSettings(), EMBEDDER)  # type: ignore[arg-type]
+    settings = AnswerSettings(max_tokens=160)  # keeps the local model's answers short on 2 cores
+    service = ChatService(root, verifier, models, settings, EMBEDDER)  # type: ignore[arg-type]
     providers = [Provider(org.org, org.label, org.issuer) for org in orgs]
     signin = SignIn(providers, "clinrag", "clinrag-demo", f"{url}/auth/callback")
     store = WebStore(tmp / "web.sqlite3")
@@ -136,11 +137,14 @@ def sign_in(page: object, web: Web, subject: str, screenshots: bool = False) -> 
     assert subject in page.get_by_test_id("who").inner_text()  # type: ignore[attr-defined]
 
 
-def ask(page: object, question: str, model: str | None = None) -> object:
+def ask(page: object, question: str, model: str | None = None, sources: int | None = None) -> object:
     """Ask ``question`` and wait for the finished answer; returns the turn's locator."""
-    if model is not None:
+    if model is not None or sources is not None:
         page.locator("details.options summary").click()  # type: ignore[attr-defined]
+    if model is not None:
         page.select_option("select[name=model]", model)  # type: ignore[attr-defined]
+    if sources is not None:
+        page.select_option("select[name=sources]", str(sources))  # type: ignore[attr-defined]
     page.fill("#question", question)  # type: ignore[attr-defined]
     page.click("#send")  # type: ignore[attr-defined]
     turn = page.locator("article.turn").last  # type: ignore[attr-defined]
@@ -182,7 +186,8 @@ def test_the_local_model_streams_its_draft_before_the_checked_answer(page: objec
              if (document.querySelector('.pending[data-drafting=true]')) window.seenDrafts += 1;
            }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true}); }"""
     )
-    turn = ask(page, STROKE, model="clinrag-local")
+    page.set_default_timeout(3 * TIMEOUT_MS)  # a 0.5B model on 2 shared cores: tens of seconds
+    turn = ask(page, STROKE, model="clinrag-local", sources=3)
     assert page.evaluate("() => window.seenDrafts") >= 2  # type: ignore[attr-defined]
     result = turn.locator(".result")  # type: ignore[attr-defined]
     assert result.locator(".answer, .abstention").count() == 1
