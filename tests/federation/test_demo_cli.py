@@ -87,6 +87,12 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert "organisations" in ask.stdout
         assert "C/neurology" in ask.stdout  # denied to A.phys, and said so
         assert any(path.is_file() for path in (tmp_path / "tokens").iterdir())
+
+        token = subprocess.run(
+            [*CLI, "token", "--as", "B.nurse"], capture_output=True, text=True, env=env, timeout=60, check=False
+        )
+        assert token.returncode == 0, token.stderr
+        assert token.stdout.count(".") == 2  # one JWT, nothing else: ready for OPENAI_API_KEY=$(clinrag token ...)
     finally:
         demo.send_signal(signal.SIGINT)
         code = demo.wait(timeout=30)

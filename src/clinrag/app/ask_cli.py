@@ -148,3 +148,20 @@ def print_answer(answer: Answer) -> None:
         facts.append(f"{answer.quarantined_spans} instruction-like spans quarantined")
     facts += [f"{name} {seconds * 1000:.0f} ms" for name, seconds in answer.timings.items()]
     console.print("[dim]" + "; ".join(facts) + "[/dim]")
+
+
+def token_command(
+    as_user: Annotated[str, typer.Option("--as", help="The demo user to sign in (e.g. A.phys).")],
+    org: Annotated[str | None, typer.Option(help="The user's organisation (default: from the demo users).")] = None,
+    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Print an ID token for a demo user: the API key for the OpenAI-compatible API and any chat UI.
+
+    Signs USER in at their hospital's demo identity provider (or reuses a cached token that is still valid) and
+    prints only the token, so that it can go straight into a variable.
+
+    Example: export OPENAI_API_KEY=$(clinrag token --as A.phys)
+    """
+    loaded = settings_for(config, {"federation": {"file": federation}}).settings
+    typer.echo(_sign_in(loaded, load_federation(loaded.federation.file), as_user, org))

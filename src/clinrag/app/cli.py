@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from clinrag.app.ask_cli import ask_command
+from clinrag.app.ask_cli import ask_command, token_command
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import serve_demo
@@ -218,6 +218,7 @@ app.add_typer(idp_app, name="idp")
 app.add_typer(api_app, name="api")
 app.command("search")(search_command)
 app.command("ask")(ask_command)
+app.command("token")(token_command)
 app.command("audit")(audit_command)
 app.command("web")(web_command)
 
