@@ -14,27 +14,31 @@ identity providers, each hospital's node app served by uvicorn on 127.0.0.1, rea
 5. end-to-end answer time (``Answerer(FederatedSearcher(root, token))``, extractive) with a fourth organisation that
    accepts connections and never answers, root timeout 2 s: must be <= timeout + 0.5 s, the org flagged TIMEOUT.
 
-Everything runs in one process (as the federation tests do), so the nodes, the root and the clients share the
-machine's cores and one GIL; on a real deployment every node has its own machine. The centralised index reuses the
-vectors the hospitals' indexes hold (same model, same chunk texts), so both sides rank identical vectors.
+Steps 1 and 4 run twice: with every node in this process (uvicorn in threads, as the federation tests do: the
+nodes, the root and the clients share one GIL), and with each node its own process (``clinrag node serve --config``,
+as the product is deployed), the root and the clients in this process. Either way everything shares the machine's
+cores; on a real deployment every node has its own machine. The centralised index reuses the vectors the hospitals'
+indexes hold (same model, same chunk texts), so both sides rank identical vectors, and it embeds the question
+itself as the root does (no cache across searches).
 
 The cohort: ``data/demo`` is copied and reused when it holds a cohort of ``--patients`` and ``--seed``, otherwise
 one is built into a temporary folder (``--work DIR`` keeps it for a rerun).
 
     python benchmarks/bench_federation.py [--patients 150] [--questions 40] [--throughput-seconds 120] [--work DIR]
+                                          [--steps 1,2,3,4,5]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import os
 import shutil
 import socket
-import ssl
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -64,7 +68,7 @@ from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
 from clinrag.federation.protocol import RetrieveRequest, RetrieveResponse
 from clinrag.federation.root import FederatedRetrieval, FederatedSearcher, FederationRoot, OrgEndpoint, OrgStatus
-from clinrag.federation.serving import ThreadServer
+from clinrag.federation.serving import ThreadServer, free_port
 from clinrag.generate.answer import Answerer
 from clinrag.index.edge import EdgeStore
 from clinrag.index.embed import OnnxMiniLmEmbedder, Vectors
@@ -308,6 +312,79 @@ def _start(out: Path, audit: Path) -> Running:
     return running
 
 
+@dataclasses.dataclass
+class NodeProcesses:
+    """The three hospitals' nodes, each its own ``clinrag node serve`` process (same configs, policies and data as
+    the in-process nodes, a copy of it; the identity providers stay in this process)."""
+
+    processes: dict[str, subprocess.Popen[bytes]]
+    endpoints: list[OrgEndpoint]
+    logs: Path
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """User + system CPU seconds each node process has used so far (from /proc)."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        used = {}
+        for org, process in self.processes.items():
+            fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used[org] = (int(fields[11]) + int(fields[12])) / ticks
+        return used
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def _start_processes(out: Path, running: Running, audit: Path) -> NodeProcesses:
+    files = write_federation(out, DemoPorts())
+    # A copy of the hospitals' data: an embedded shard is opened by one process at a time, and the in-process nodes
+    # hold the originals.
+    copies = out / "process-nodes"
+    if copies.exists():
+        shutil.rmtree(copies)
+    shutil.copytree(out / "nodes", copies)
+    clinrag = Path(sys.executable).parent / "clinrag"
+    logs = out / "process-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    processes: dict[str, subprocess.Popen[bytes]] = {}
+    endpoints = []
+    ports = DemoPorts()
+    for org in ORGS:
+        port = free_port()
+        text = files.nodes[org].read_text()
+        for other in ORGS:
+            text = text.replace(f'"{ports.issuer(other)}"', f'"{running.providers[other].issuer}"')
+        text = text.replace(f"port = {ports.node_port(org)}", f"port = {port}")
+        text = text.replace(f'data = "../nodes/{org}"', f'data = "../process-nodes/{org}"')
+        text = text.replace(f'audit_log = "../audit/{org}.jsonl"', f'audit_log = "{audit / f"{org}.process.jsonl"}"')
+        config = files.nodes[org].with_name(f"{org}.process.toml")
+        config.write_text(text)
+        log = (logs / f"{org}.log").open("wb")
+        processes[org] = subprocess.Popen(
+            [str(clinrag), "node", "serve", "--config", str(config)], cwd=logs, stdout=log, stderr=subprocess.STDOUT
+        )
+        endpoints.append(OrgEndpoint(org=org, url=f"http://127.0.0.1:{port}", issuer=running.providers[org].issuer))
+    nodes = NodeProcesses(processes, endpoints, logs)
+    deadline = time.monotonic() + 120
+    for endpoint in endpoints:
+        while True:
+            try:
+                if httpx.get(f"{endpoint.url}/v1/health", timeout=1, trust_env=False).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline or processes[endpoint.org].poll() is not None:
+                nodes.stop()
+                raise RuntimeError(f"node {endpoint.org} did not start; see {logs / f'{endpoint.org}.log'}")
+            time.sleep(0.2)
+    return nodes
+
+
 def _open_nodes(running: Running, audit: Path) -> dict[str, Node]:
     """The same trees with policies off (every search and document permitted)."""
     return {
@@ -368,92 +445,89 @@ def _parts(result: FederatedRetrieval, wall: float) -> dict[str, float]:
         "slowest_org_node_rank": node_total - node_search,
         "slowest_org_http_and_serialisation": slowest.seconds - node_total,
         "mean_org_http_and_serialisation": statistics.fmean(overheads) if overheads else 0.0,
-        "client_setup_and_teardown": timings["fan_out"] - slowest.seconds,
-        "asyncio_run_overhead": wall - timings["total"],
+        "root_request_building": timings["fan_out"] - slowest.seconds,
+        "embedding_and_handover_to_the_roots_loop": wall - timings["total"],
     }
 
 
-class _ContextOnce(httpx.AsyncBaseTransport):
-    """What-if for the root: its HTTP transport with an SSL context made once, not per search (``FederationRoot``
-    makes a new ``httpx.AsyncClient`` per search, and httpx loads the CA bundle for each, even for http://).
-    One search at a time: the inner transport lives for one search's event loop."""
-
-    context = ssl.create_default_context()
-
-    def __init__(self) -> None:
-        self._inner: httpx.AsyncHTTPTransport | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self._inner is None:
-            self._inner = httpx.AsyncHTTPTransport(verify=self.context)
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        inner, self._inner = self._inner, None
-        if inner is not None:
-            await inner.aclose()
-
-
 def fan_out_vs_centralised(
-    root: FederationRoot, central: Retriever, token: str, questions: list[str], repeats: int
+    roots: dict[str, FederationRoot],
+    central: Retriever,
+    token: str,
+    questions: list[str],
+    repeats: int,
+    processes: NodeProcesses | None = None,
 ) -> dict[str, Any]:
-    reusing = FederationRoot(
-        root.orgs, root.settings, root.embedder_id, root.federation, transport=_ContextOnce(), embed=root.embed
-    )
+    """Each question asked of every root (nodes in threads, nodes as processes) and of the centralised index, one
+    after another, so that every variant sees the same machine load."""
     for question in questions[:5]:  # warm every path (connections, caches, spaCy)
-        _search(root, question, token)
-        _search(reusing, question, token)
+        for root in roots.values():
+            _search(root, question, token)
         central.retrieve(question, k=10, mode="hybrid")
-    federated, centralised, context_once = [], [], []
+    walls: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
-    parts: dict[str, list[float]] = defaultdict(list)
-    node_totals: dict[str, list[float]] = defaultdict(list)
+    parts: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in roots}
+    node_totals: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in roots}
     central_parts: dict[str, list[float]] = defaultdict(list)
     statuses: Counter[str] = Counter()
     load = _load()
+    node_cpu = processes.cpu_seconds() if processes is not None else {}
     for _ in range(repeats):
         for question in questions:
-            used = time.process_time()
-            result, wall = _search(root, question, token)
-            cpu["federated"].append(time.process_time() - used)
-            federated.append(wall)
-            for name, value in _parts(result, wall).items():
-                parts[name].append(value)
-            for org in result.orgs:
-                statuses[f"{org.org.org}:{org.status.value}"] += 1
-                if org.response is not None:
-                    node_totals[org.org.org].append(org.response.timings.get("total", 0.0))
-            used = time.process_time()
-            context_once.append(_search(reusing, question, token)[1])
-            cpu["federated_ssl_context_once"].append(time.process_time() - used)
+            for name, root in roots.items():
+                used = time.process_time()
+                found, wall = _search(root, question, token)
+                cpu[name].append(time.process_time() - used)
+                walls[name].append(wall)
+                for part, value in _parts(found, wall).items():
+                    parts[name][part].append(value)
+                for org in found.orgs:
+                    statuses[f"{name} {org.org.org}:{org.status.value}"] += 1
+                    if org.response is not None:
+                        node_totals[name][org.org.org].append(org.response.timings.get("total", 0.0))
             used, started = time.process_time(), time.perf_counter()
             retrieval = central.retrieve(question, k=10, mode="hybrid")
-            centralised.append(time.perf_counter() - started)
+            walls["centralised"].append(time.perf_counter() - started)
             cpu["centralised"].append(time.process_time() - used)
-            for name, value in retrieval.timings.items():
-                central_parts[name].append(value)
-    fed, cen, once = _ms(federated), _ms(centralised), _ms(context_once)
-    return {
+            for part, value in retrieval.timings.items():
+                central_parts[part].append(value)
+    cen = _ms(walls["centralised"])
+    result: dict[str, Any] = {
         "user": SEARCHER,
         "mode": "hybrid",
         "k": 10,
         "questions": len(questions),
         "repeats": repeats,
         "load_average_at_start": load,
-        "federated_ms": fed,
+        "load_average_at_end": _load(),
         "centralised_ms": cen,
-        "ratio_p50": round(fed["p50"] / cen["p50"], 2),
-        "ratio_p95": round(fed["p95"] / cen["p95"], 2),
-        "meets_target_1_3x_at_p50": fed["p50"] / cen["p50"] <= 1.3,
-        "what_if_root_ssl_context_made_once_ms": once,
-        "what_if_ratio_p50": round(once["p50"] / cen["p50"], 2),
-        "process_cpu_ms_per_search": {name: _ms(values)["mean"] for name, values in cpu.items()},
-        "federated_breakdown_ms_p50": {name: _ms(values)["p50"] for name, values in parts.items()},
-        "federated_breakdown_ms_mean": {name: _ms(values)["mean"] for name, values in parts.items()},
-        "node_total_ms_per_org": {org: _ms(values) for org, values in node_totals.items()},
-        "centralised_breakdown_ms_p50": {name: _ms(values)["p50"] for name, values in central_parts.items()},
-        "org_statuses": dict(statuses),
+        "centralised_process_cpu_ms_per_search": _ms(cpu["centralised"])["mean"],
+        "centralised_breakdown_ms_p50": {part: _ms(values)["p50"] for part, values in central_parts.items()},
     }
+    for name in roots:
+        fed = _ms(walls[name])
+        result[name] = {
+            "federated_ms": fed,
+            "ratio_p50": round(fed["p50"] / cen["p50"], 2),
+            "ratio_p95": round(fed["p95"] / cen["p95"], 2),
+            "meets_target_1_3x_at_p50": fed["p50"] / cen["p50"] <= 1.3,
+            "this_process_cpu_ms_per_search": _ms(cpu[name])["mean"],
+            "breakdown_ms_p50": {part: _ms(values)["p50"] for part, values in parts[name].items()},
+            "breakdown_ms_mean": {part: _ms(values)["mean"] for part, values in parts[name].items()},
+            "node_total_ms_per_org": {org: _ms(values) for org, values in node_totals[name].items()},
+        }
+    if processes is not None:
+        searches = len(walls["nodes_as_processes"])
+        by_node = {org: seconds - node_cpu[org] for org, seconds in processes.cpu_seconds().items()}
+        result["nodes_as_processes"]["node_process_cpu_ms_per_search"] = {
+            org: round(seconds / searches * 1000, 1) for org, seconds in by_node.items()
+        }
+        result["nodes_as_processes"]["all_processes_cpu_ms_per_search"] = round(
+            result["nodes_as_processes"]["this_process_cpu_ms_per_search"] + sum(by_node.values()) / searches * 1000,
+            1,
+        )
+    result["org_statuses"] = dict(statuses)
+    return result
 
 
 class _Stages:
@@ -530,7 +604,7 @@ def node_profile(node: Node, actor_subject: str, questions: list[str]) -> dict[s
             response = node.retrieve(actor, request)
             walls.append(time.perf_counter() - started)
             started = time.perf_counter()
-            body = response.model_dump_json()
+            body = response.model_dump_json(exclude_defaults=True)  # as the node API sends it
             serialise.append(time.perf_counter() - started)
             sizes.append(len(body))
     count = len(requests)
@@ -552,22 +626,6 @@ def node_profile(node: Node, actor_subject: str, questions: list[str]) -> dict[s
     }
 
 
-class _Inline:
-    """What-if for the node: a router's children searched one after another in the request's thread."""
-
-    def __init__(self, max_workers: int | None = None, thread_name_prefix: str = "") -> None:
-        pass
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def map(self, function: Callable[[Any], Any], items: Iterator[Any]) -> Iterator[Any]:
-        return map(function, items)
-
-
 class _TagOnce:
     """What-if for the node: spaCy's person tagger run once per question, its result shared by the leaves."""
 
@@ -584,15 +642,13 @@ class _TagOnce:
 
 
 def node_what_if(node: Node, actor_subject: str, questions: list[str]) -> dict[str, Any]:
-    """One node's request handling called directly, as it is and with two changes, interleaved per question."""
+    """One node's request handling called directly, as it is and with spaCy's tagger shared, interleaved."""
     actor = demo_user(actor_subject)
     once = _TagOnce()
     variants: dict[str, list[tuple[Any, str, Any]]] = {
         "as_is": [],
-        "leaves_in_the_request_thread": [(tree_module, "ThreadPoolExecutor", _Inline)],
         "spacy_once_per_question": [(patients_module, "_person_tagger", lambda: once)],
     }
-    variants["both"] = variants["leaves_in_the_request_thread"] + variants["spacy_once_per_question"]
     times: dict[str, list[float]] = defaultdict(list)
     for question in questions:
         request = RetrieveRequest(query=question, k=10, fetch_k=50, mode="hybrid", candidates=True)
@@ -691,7 +747,13 @@ def twenty_orgs(root: FederationRoot, token: str, questions: list[str]) -> dict[
     }
 
 
-def throughput(root: FederationRoot, running: Running, questions: list[str], seconds: float) -> dict[str, Any]:
+def throughput(
+    root: FederationRoot,
+    running: Running,
+    questions: list[str],
+    seconds: float,
+    processes: NodeProcesses | None = None,
+) -> dict[str, Any]:
     users = [user.subject for user in DEMO_USERS]
     tokens = {subject: running.token(subject) for subject in users}
     latencies: list[float] = []
@@ -723,6 +785,7 @@ def throughput(root: FederationRoot, running: Running, questions: list[str], sec
                     if org.response is not None and org.response.errors:
                         errors[f"{org.org.org} leaf error"] += len(org.response.errors)
 
+    node_cpu = processes.cpu_seconds() if processes is not None else {}
     started, used = time.perf_counter(), time.process_time()
     threads = [threading.Thread(target=work, args=(i * 5, subject)) for i, subject in enumerate(users)]
     for thread in threads:
@@ -730,6 +793,7 @@ def throughput(root: FederationRoot, running: Running, questions: list[str], sec
     for thread in threads:
         thread.join()
     elapsed, used = time.perf_counter() - started, time.process_time() - used
+    nodes_used = sum(processes.cpu_seconds().values()) - sum(node_cpu.values()) if processes is not None else 0.0
     return {
         "users": users,
         "concurrent": len(users),
@@ -741,6 +805,7 @@ def throughput(root: FederationRoot, running: Running, questions: list[str], sec
         "latency_ms": _ms(latencies),
         "process_cpu_ms_per_request": round(used / max(len(latencies), 1) * 1000, 1),
         "cores_this_process_got": round(used / elapsed, 2),
+        "cores_the_node_processes_got": round(nodes_used / elapsed, 2),
         "errors": sum(errors.values()),
         "error_kinds": dict(errors),
         "org_statuses": dict(statuses),
@@ -811,19 +876,6 @@ def hung_org(orgs: list[OrgEndpoint], running: Running, questions: list[str]) ->
         hung.stop()
 
 
-def _client_setup_ms() -> float:
-    """What creating and closing the root's httpx client costs (it makes one per search)."""
-
-    async def once() -> None:
-        async with httpx.AsyncClient(trust_env=False, limits=httpx.Limits(max_connections=6)):
-            pass
-
-    started = time.perf_counter()
-    for _ in range(20):
-        asyncio.run(once())
-    return round((time.perf_counter() - started) / 20 * 1000, 2)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--patients", type=int, default=150)
@@ -833,7 +885,11 @@ def main() -> None:
     parser.add_argument("--orgs", type=int, default=20, help="simulated organisations in step 3")
     parser.add_argument("--throughput-seconds", type=float, default=120)
     parser.add_argument("--work", type=Path, help="keep the cohort and indexes here (reused by the next run)")
+    parser.add_argument(
+        "--steps", default="1,2,3,4,5", help="steps to run; a subset writes results/federation-partial.json"
+    )
     args = parser.parse_args()
+    steps = {int(step) for step in args.steps.split(",")}
     began = time.perf_counter()
     results: dict[str, Any] = {"load_average_at_start": _load()}
     with tempfile.TemporaryDirectory() as temporary:
@@ -847,42 +903,66 @@ def main() -> None:
         questions = _questions(central, args.questions)
         results["question_list"] = questions
         running = _start(out, audit)
+        processes: NodeProcesses | None = None
         try:
             token = running.token(SEARCHER)
             orgs = running.serve(running.nodes)
             root = _root(orgs)
-            print("1. fan-out vs centralised", flush=True)
-            results["fan_out_3_orgs_vs_centralised"] = fan_out_vs_centralised(
-                root, central, token, questions, args.repeats
-            )
-            results["fan_out_3_orgs_vs_centralised"]["httpx_client_setup_ms"] = _client_setup_ms()
-            results["node_profile"] = node_profile(running.nodes["A"], SEARCHER, questions)
-            results["node_profile"]["what_if_ms"] = node_what_if(running.nodes["A"], SEARCHER, questions)
-            results["node_profile"]["http_alone"] = http_overhead(running.nodes["A"], orgs[0].url, token, questions)
-            print("2. ixn", flush=True)
-            open_root = _root(running.serve(_open_nodes(running, audit)))
-            results["ixn_policies_off"] = ixn(open_root, central, token, questions)
-            print(f"3. {args.orgs} organisations", flush=True)
-            simulated = running.serve(_simulated_nodes(running, args.orgs, audit))
-            results[f"fan_out_{args.orgs}_orgs"] = twenty_orgs(_root(simulated, timeout=30), token, questions)
-            results[f"fan_out_{args.orgs}_orgs"]["with_default_2s_timeout"] = twenty_orgs(
-                _root(simulated), token, questions[:20]
-            )
-            print("4. throughput", flush=True)
-            results["throughput_8_users"] = throughput(root, running, questions, args.throughput_seconds)
-            print("5. hung organisation", flush=True)
-            results["hung_org"] = hung_org(orgs, running, questions[:8])
+            if steps & {1, 4}:
+                processes = _start_processes(out, running, audit)
+            roots = {"nodes_in_threads": root}
+            if processes is not None:
+                roots["nodes_as_processes"] = _root(processes.endpoints)
+            if 1 in steps:
+                print("1. fan-out vs centralised", flush=True)
+                results["fan_out_3_orgs_vs_centralised"] = fan_out_vs_centralised(
+                    roots, central, token, questions, args.repeats, processes
+                )
+                results["node_profile"] = node_profile(running.nodes["A"], SEARCHER, questions)
+                results["node_profile"]["what_if_ms"] = node_what_if(running.nodes["A"], SEARCHER, questions)
+                results["node_profile"]["http_alone"] = http_overhead(running.nodes["A"], orgs[0].url, token, questions)
+            if 2 in steps:
+                print("2. ixn", flush=True)
+                open_root = _root(running.serve(_open_nodes(running, audit)))
+                results["ixn_policies_off"] = ixn(open_root, central, token, questions)
+            if 3 in steps:
+                print(f"3. {args.orgs} organisations", flush=True)
+                simulated = running.serve(_simulated_nodes(running, args.orgs, audit))
+                results[f"fan_out_{args.orgs}_orgs"] = twenty_orgs(_root(simulated, timeout=30), token, questions)
+                results[f"fan_out_{args.orgs}_orgs"]["with_default_2s_timeout"] = twenty_orgs(
+                    _root(simulated), token, questions[:20]
+                )
+            if 4 in steps:
+                results["throughput_8_users"] = {}
+                for name, chosen in roots.items():
+                    print(f"4. throughput, {name.replace('_', ' ')}", flush=True)
+                    results["throughput_8_users"][name] = throughput(
+                        chosen,
+                        running,
+                        questions,
+                        args.throughput_seconds,
+                        processes if name != "nodes_in_threads" else None,
+                    )
+            if 5 in steps:
+                print("5. hung organisation", flush=True)
+                results["hung_org"] = hung_org(orgs, running, questions[:8])
         finally:
+            if processes is not None:
+                processes.stop()
             running.stop()
             central.close()
     results["load_average_at_end"] = _load()
     results["benchmark_seconds"] = round(time.perf_counter() - began, 1)
     results["note"] = (
-        "one process: 3 identity providers, every node app (uvicorn in threads), the root and the clients share "
-        "the machine's cores and one GIL; latency includes each node embedding the question itself; the centralised "
-        "index has one leaf per department across hospitals and reuses the hospitals' stored vectors"
+        "nodes_in_threads: 3 identity providers, every node app (uvicorn in threads), the root and the clients share "
+        "one process and one GIL; nodes_as_processes: each node is its own 'clinrag node serve' process, the "
+        "providers, the root and the clients stay in this process; both share the machine's 2 cores with each other "
+        "and with whatever else runs (see the load averages). The root embeds each question once and sends the "
+        "vector; a node embeds again only a text it changes (a named patient's question without the name), as the "
+        "centralised index does. The centralised index has one leaf per department across hospitals and reuses the "
+        "hospitals' stored vectors"
     )
-    write("federation", results)
+    write("federation" if steps == {1, 2, 3, 4, 5} else "federation-partial", results)
 
 
 if __name__ == "__main__":
