@@ -15,7 +15,7 @@ import pytest
 from clinrag.index.backend import LOCAL_DIR, leaf_names, open_leaf_store
 from clinrag.index.edge import MANIFEST_FILE, EdgeStore
 from clinrag.index.embed import OnnxMiniLmEmbedder, Vectors, normalise
-from clinrag.index.indexer import build_indexes, index_chunks, leaf_folders
+from clinrag.index.indexer import VectorReuse, build_indexes, index_chunks, leaf_folders
 from clinrag.index.store import EmbedderMismatchError, IndexManifest, StoreQuery
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
@@ -177,5 +177,47 @@ def test_identical_texts_are_embedded_once(tmp_path: Path) -> None:
         assert store.chunk_ids() == {c.chunk_id for c in chunks}
         query = StoreQuery(mode="dense", dense=embedder.embed(["Allergies: penicillin"])[0], sparse=None, limit=2)
         assert [round(hit.score, 5) for hit in store.query(query)] == [1.0, 1.0]  # both copies got the vector
+    finally:
+        store.close()
+
+
+def test_texts_seen_in_an_earlier_batch_or_leaf_are_not_embedded_again(tmp_path: Path) -> None:
+    first = ["Allergies: penicillin", "CHF exacerbation"]
+    second = ["Allergies: penicillin", "Hip fracture"]
+    embedder = CountingEmbedder()
+    reuse = VectorReuse(embedder)
+    for leaf, texts in (("medicine", first), ("orthopaedics", second)):
+        chunks = [Chunk.create(source_id=f"note:{leaf}{i}", text=t, org="A", dept=leaf) for i, t in enumerate(texts)]
+        store = EdgeStore.create(tmp_path / leaf, IndexManifest.new(embedder.id, embedder.dimension, 3.0))
+        try:
+            assert index_chunks(store, iter(chunks), embedder, reuse=reuse) == 2
+            vector = embedder.embed(["Allergies: penicillin"])[0]
+            hit = store.query(StoreQuery(mode="dense", dense=vector, sparse=None, limit=1))[0]
+            assert hit.chunk.text == "Allergies: penicillin"
+            assert round(hit.score, 5) == 1.0
+        finally:
+            store.close()
+    assert embedder.texts.count("Allergies: penicillin") == 1 + 2  # embedded once for the index, twice to query
+    assert reuse.reused == 1
+
+
+def test_reuse_holds_at_most_its_limit() -> None:
+    reuse = VectorReuse(CountingEmbedder(), limit=2)
+    reuse.embed(["a", "b", "c"])
+    assert len(reuse._vectors) == 2
+    assert np.allclose(reuse.embed(["c"]), CountingEmbedder().embed(["c"]))
+
+
+def test_a_failing_write_stops_indexing(tmp_path: Path) -> None:
+    class Broken(EdgeStore):
+        def upsert(self, chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]) -> None:
+            raise OSError("disk full")
+
+    embedder = HashingEmbedder()
+    store = Broken.create(tmp_path / "leaf", IndexManifest.new(embedder.id, embedder.dimension, 3.0))
+    chunks = [Chunk.create(source_id=f"note:{i}", text=f"text {i}", org="A", dept="d") for i in range(3)]
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            index_chunks(store, iter(chunks), embedder)
     finally:
         store.close()
