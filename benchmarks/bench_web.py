@@ -35,6 +35,7 @@ from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import start_federation
 from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.supervisor import Supervisor
+from clinrag.app.web.testing import CHROMIUM, CHROMIUM_FLAGS, sign_in_over_http
 from clinrag.settings import IngestSettings, Settings
 from common import machine, write
 
@@ -46,17 +47,6 @@ QUESTIONS = [
     "Which patients were treated for pneumonia?",
     "Who had a myocardial infarction?",
 ]
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 FIRST_TEXT = """() => new Promise((done) => {
   const start = performance.now(); let first = null;
   const check = () => {
@@ -91,28 +81,25 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
-def sign_in_http(client: httpx.Client, subject: str) -> str:
-    """Sign ``subject`` in through the web app and its hospital's consent page; returns the page's CSRF token."""
-    org = subject.split(".", maxsplit=1)[0]
-    token = CSRF.search(client.get("/signin").text).group(1)  # type: ignore[union-attr]
-    authorize = client.post("/signin", data={"org": org, "csrf": token}).headers["location"]
-    client.get(authorize)
-    back = client.post(authorize, data={"sub": subject})
-    client.get(back.headers["location"])
-    return CSRF.search(client.get("/").text).group(1)  # type: ignore[union-attr]
-
-
 def browser_figures(url: str, models: list[str], rounds: int) -> dict[str, Any]:
     """Steps 1 and 2 in headless Chromium."""
     from playwright.sync_api import sync_playwright
 
     figures: dict[str, Any] = {}
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS)
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         page = browser.new_page()
         page.set_default_timeout(300_000)
         sizes: dict[str, int] = {}
-        page.on("response", lambda response: sizes.__setitem__(response.url, len(response.body())))
+
+        def record(response: Any) -> None:
+            if response.status < 300 or response.status >= 400:  # a redirect has no body
+                try:
+                    sizes[response.url] = len(response.body())
+                except Exception:  # a page navigated away from before its body was read: not the chat page
+                    return
+
+        page.on("response", record)
         page.goto(url)
         page.get_by_role("button", name=re.compile("Hospital A")).click()
         page.get_by_role("button", name="Sign in as A.phys", exact=True).click()
@@ -154,7 +141,7 @@ def load_figures(url: str, users: int, seconds: float) -> dict[str, Any]:
     def one_user(subject: str, offset: int) -> None:
         nonlocal answers
         with httpx.Client(base_url=url, timeout=60) as client:
-            csrf = sign_in_http(client, subject)
+            csrf = sign_in_over_http(client, subject)
             index = offset
             while time.monotonic() < deadline:
                 question = QUESTIONS[index % len(QUESTIONS)]

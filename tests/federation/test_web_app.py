@@ -17,10 +17,11 @@ from typer.testing import CliRunner
 from clinrag.access.identity import TokenVerifier
 from clinrag.app.chat_service import ChatService, trusted_issuers
 from clinrag.app.cli import app as cli_app
-from clinrag.app.web import launch, server, store, views
+from clinrag.app.web import launch, server, store, testing, views
 from clinrag.app.web.server import COOKIE, WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
+from clinrag.app.web.testing import csrf_token, sign_in_over_http
 from clinrag.federation.root import FederationRoot
 from clinrag.federation.serving import ThreadServer, free_port
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
@@ -28,7 +29,6 @@ from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSetting
 from .conftest import EMBEDDER, Federation
 
 STROKE = "Who was treated for a stroke?"
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
 @pytest.fixture(scope="module")
@@ -51,31 +51,24 @@ def web_url(federation: Federation, tmp_path_factory: pytest.TempPathFactory) ->
 def signed_in_client(web_url: str, subject: str) -> Iterator[httpx.Client]:
     """A client that signed ``subject`` in: sign-in page, hospital choice, consent page, callback."""
     with httpx.Client(base_url=web_url, timeout=60) as client:
-        _sign_in(client, subject)
+        sign_in_over_http(client, subject)
         yield client
-
-
-def _sign_in(client: httpx.Client, subject: str) -> None:
-    page = client.get("/signin")
-    token = CSRF.search(page.text).group(1)  # type: ignore[union-attr]
-    to_provider = client.post("/signin", data={"org": subject.split(".", maxsplit=1)[0], "csrf": token})
-    assert to_provider.status_code == 303
-    authorize = to_provider.headers["location"]
-    consent = client.get(authorize)
-    assert consent.status_code == 200
-    assert "affiliations" in consent.text  # the consent step names the attributes it shares
-    back = client.post(authorize, data={"sub": subject})
-    assert back.status_code in (302, 303)
-    done = client.get(back.headers["location"])
-    assert done.status_code == 303
-    assert done.headers["location"] == "/"
 
 
 def csrf_of(client: httpx.Client) -> str:
     """The CSRF token on the signed-in user's chat page."""
-    match = CSRF.search(client.get("/").text)
-    assert match is not None
-    return match.group(1)
+    return csrf_token(client.get("/").text)
+
+
+def test_the_consent_step_names_the_attributes_it_shares(web_url: str) -> None:
+    with httpx.Client(base_url=web_url, timeout=30) as client:
+        choose = client.post("/signin", data={"org": "A", "csrf": csrf_token(client.get("/signin").text)})
+        consent = client.get(choose.headers["location"])
+        assert consent.status_code == 200
+        for claim in ("org", "role", "dept", "affiliations"):
+            assert f"<dt>{claim}</dt>" in consent.text
+        assert "C_neuro" in consent.text  # A.phys.neur's affiliation, shown before it is shared
+        assert "cdn." not in consent.text  # nothing loaded from outside the hospital
 
 
 def test_pages_need_a_sign_in(web_url: str) -> None:
@@ -183,6 +176,6 @@ def test_the_web_command_documents_its_options() -> None:
 
 
 def test_the_module_examples_hold(tmp_path: Path) -> None:
-    outcomes = [doctest.testmod(module) for module in (launch, server, store, views)]
+    outcomes = [doctest.testmod(module) for module in (launch, server, store, testing, views)]
     assert all(outcome.failed == 0 for outcome in outcomes)
     assert sum(outcome.attempted for outcome in outcomes) >= 8

@@ -21,6 +21,7 @@ from clinrag.app.chat_service import ChatService, trusted_issuers
 from clinrag.app.web.server import WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
+from clinrag.app.web.testing import CHROMIUM, CHROMIUM_FLAGS
 from clinrag.federation.root import FederationRoot, OrgEndpoint
 from clinrag.federation.serving import ThreadServer, free_port
 from clinrag.settings import AnswerSettings, FederationSettings, PathSettings, RetrieveSettings
@@ -28,17 +29,6 @@ from clinrag.settings import AnswerSettings, FederationSettings, PathSettings, R
 from .conftest import EMBEDDER, Federation
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs pip install 'clinrag[dev]'")
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make test installs it)")
 
 STROKE = "Who was treated for a stroke?"
