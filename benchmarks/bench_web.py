@@ -149,7 +149,9 @@ def load_figures(url: str, users: int, seconds: float) -> dict[str, Any]:
                 started = time.perf_counter()
                 try:
                     reply = client.post(
-                        "/ask", data={"question": question, "csrf": csrf}, headers={"Accept": "application/json"}
+                        "/ask",
+                        data={"question": question, "csrf": csrf, "model": "clinrag-extractive"},
+                        headers={"Accept": "application/json"},
                     )
                     if reply.status_code >= 500:
                         raise RuntimeError(f"/ask HTTP {reply.status_code}")
@@ -197,6 +199,7 @@ def in_process_baseline(settings: Settings, federation_file: Path, rounds: int) 
     service = service_from_settings(settings, federation_file)
     issuer = next(org.issuer for org in service.root.orgs if org.org == "A")
     caller = service.authenticate(sign_in(issuer, "A.phys").id_token)
+    asyncio.run(service.complete(service.prepare(QUESTIONS[0], "clinrag-extractive", caller)))  # warm-up
     times = []
     for index in range(rounds):
         job = service.prepare(QUESTIONS[index % len(QUESTIONS)], "clinrag-extractive", caller)
@@ -216,7 +219,9 @@ def main() -> None:
     parser.add_argument("--local-rounds", type=int, default=4, help="questions for the local model")
     parser.add_argument("--users", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--steps", default="browser,local,load", help="which of browser, local, load to run")
     args = parser.parse_args()
+    steps = set(args.steps.split(","))
 
     settings = Settings(ingest=IngestSettings(tables=("admissions",)))
     started = time.monotonic()
@@ -236,15 +241,18 @@ def main() -> None:
         baseline_settings = settings.model_copy(
             update={"federation": settings.federation.model_copy(update={"file": files.federation})}
         )
-        results["baseline_in_process"] = in_process_baseline(baseline_settings, files.federation, args.rounds)
-        results["browser"] = browser_figures(ports.web_url, ["clinrag-extractive"], args.rounds)
-        if args.local_rounds:
+        results["browser"] = {}
+        if "browser" in steps:
+            results["baseline_in_process"] = in_process_baseline(baseline_settings, files.federation, args.rounds)
+            results["browser"] = browser_figures(ports.web_url, ["clinrag-extractive"], args.rounds)
+        if "local" in steps and args.local_rounds:
             results["browser"].update(browser_figures(ports.web_url, ["clinrag-local"], args.local_rounds))
         print("browser figures done", flush=True)
-        results["load"] = load_figures(ports.web_url, args.users, args.seconds)
-        print(results["load"], flush=True)
+        if "load" in steps:
+            results["load"] = load_figures(ports.web_url, args.users, args.seconds)
+            print(results["load"], flush=True)
     results["load_average_after"] = os.getloadavg()
-    path = write("web", results)
+    path = write("web" if steps == {"browser", "local", "load"} else "web-partial", results)
     print(f"wrote {path}")
 
 

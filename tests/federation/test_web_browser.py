@@ -150,7 +150,6 @@ def evidence_of(turn: object) -> set[str]:
 
 def test_two_users_see_different_evidence_for_the_same_question(page: object, web: Web, browser: object) -> None:
     sign_in(page, web, "A.phys", screenshots=True)
-    shot(page, "empty-chat")
     turn = ask(page, STROKE)
     assert turn.locator(".answer a.cite").count() >= 1  # type: ignore[attr-defined]
     a_orgs = evidence_of(turn)
