@@ -91,13 +91,14 @@ def browser_figures(url: str, models: list[str], rounds: int) -> dict[str, Any]:
         page = browser.new_page()
         page.set_default_timeout(300_000)
         sizes: dict[str, int] = {}
+        unread: list[str] = []
 
         def record(response: Any) -> None:
             if response.status < 300 or response.status >= 400:  # a redirect has no body
                 try:
                     sizes[response.url] = len(response.body())
-                except Exception:  # a page navigated away from before its body was read: not the chat page
-                    return
+                except Exception:  # a page navigated away from before its body was read: listed, not weighed
+                    unread.append(response.url)
 
         page.on("response", record)
         page.goto(url)
@@ -111,6 +112,7 @@ def browser_figures(url: str, models: list[str], rounds: int) -> dict[str, Any]:
             "bytes": sum(sizes.values()),
             "requests": len(sizes),
             "files": {re.sub(r"^https?://[^/]+", "", name): size for name, size in sizes.items()},
+            "unread_responses": len(unread),
         }
         for model in models:
             page.goto(url)

@@ -8,7 +8,6 @@ import doctest
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
@@ -175,7 +174,7 @@ def test_the_web_command_documents_its_options() -> None:
         assert option in output
 
 
-def test_the_module_examples_hold(tmp_path: Path) -> None:
+def test_the_module_examples_hold() -> None:
     outcomes = [doctest.testmod(module) for module in (launch, server, store, testing, views)]
     assert all(outcome.failed == 0 for outcome in outcomes)
     assert sum(outcome.attempted for outcome in outcomes) >= 8

@@ -38,7 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from clinrag.app.chat_service import Caller, ChatService, Draft, ServiceError
+from clinrag.app.chat_service import MAX_QUESTION_CHARS, Caller, ChatService, Draft, ServiceError
 from clinrag.app.openai_models import ClinragExtension, extension
 from clinrag.app.web.signin import SignIn
 from clinrag.app.web.store import Session, Turn, WebStore
@@ -218,6 +218,7 @@ def create_web_app(
             "source_choices": SOURCE_CHOICES,
             "default_sources": service.settings.sources,
             "organisations": [org.label for org in service.root.orgs],
+            "max_question_chars": MAX_QUESTION_CHARS,
         }
 
     @app.exception_handler(_SignInFirstError)
@@ -402,8 +403,8 @@ def create_web_app(
         problem = None
         if not question:
             problem = "Write a question first."
-        elif len(question) > 4000:
-            problem = "The question is longer than 4,000 characters."
+        elif len(question) > MAX_QUESTION_CHARS:
+            problem = f"The question is longer than {MAX_QUESTION_CHARS:,} characters."
         if problem is not None:
             if wants_json:
                 return JSONResponse({"error": problem}, status_code=400)

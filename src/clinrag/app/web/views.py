@@ -129,7 +129,6 @@ class TurnView:
     organisations: list[OrgView]
     generator: str
     support: float
-    seconds: float
 
 
 def source_views(sources: Sequence[SourceInfo], sentences: Sequence[SentenceInfo]) -> list[SourceView]:
@@ -165,6 +164,4 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         organisations=org_views(evidence.organisations),
         generator=evidence.generator,
         support=evidence.support,
-        seconds=sum(value for name, value in evidence.timings.items() if name == "total")
-        or sum(evidence.timings.values()),
     )
