@@ -39,19 +39,23 @@ from clinrag.index.store import (
     StoreHit,
     StoreQuery,
     chunk_id_of,
-    chunk_of,
     clean_sparse,
     conditions,
-    dense_score,
     payload_of,
     point_id,
-    stored_vector,
+    store_hits,
 )
 from clinrag.types import Chunk, SearchFilters
 
 MANIFEST_FILE = "manifest.json"
 SHARD_DIR = "shard"
 UPSERT_BATCH = 256
+
+
+def _dense(point: qe.ScoredPoint) -> list[float] | None:
+    """The stored dense vector of a point (None when the shard did not return it)."""
+    stored = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+    return cast(list[float], stored) if isinstance(stored, list) else None
 
 
 def _filter(filters: SearchFilters | None) -> qe.Filter | None:
@@ -183,17 +187,9 @@ class EdgeStore:
                 fused = qe.Prefetch(limit=query.fetch_k, prefetches=prefetches, query=fusion)
                 mmr = qe.Mmr(dense, lambda_=query.mmr_lambda, candidates_limit=query.fetch_k, using=DENSE)
                 request = qe.QueryRequest(prefetches=[fused], query=mmr, **common)
-        return [self._hit(point, query) for point in self._shard.query(request)]
-
-    @staticmethod
-    def _hit(point: qe.ScoredPoint, query: StoreQuery) -> StoreHit:
-        vectors = point.vector if isinstance(point.vector, dict) else {}
-        stored = vectors.get(DENSE)
-        return StoreHit(
-            chunk=chunk_of(dict(point.payload or {})),
-            score=float(point.score),
-            dense_score=dense_score(query.dense, cast(list[float], stored) if isinstance(stored, list) else None),
-            vector=stored_vector(cast(list[float], stored) if isinstance(stored, list) else None),
+        return store_hits(
+            query.dense,
+            [(point.payload or {}, float(point.score), _dense(point)) for point in self._shard.query(request)],
         )
 
     def optimize(self) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
 
@@ -35,13 +35,11 @@ from clinrag.index.store import (
     StoreHit,
     StoreQuery,
     chunk_id_of,
-    chunk_of,
     clean_sparse,
     conditions,
-    dense_score,
     payload_of,
     point_id,
-    stored_vector,
+    store_hits,
 )
 from clinrag.types import Chunk, SearchFilters
 
@@ -203,19 +201,13 @@ class ServerStore:
                     nearest=dense, mmr=models.Mmr(diversity=1 - query.mmr_lambda, candidates_limit=query.fetch_k)
                 )
                 result = self._client.query_points(self.name, prefetch=[fused], query=mmr, using=DENSE, **common)
-        hits = []
+        points: list[tuple[dict[str, Any], float, list[float] | None]] = []
         for point in result.points:
             vectors = point.vector if isinstance(point.vector, dict) else {}
             stored = vectors.get(DENSE)
-            hits.append(
-                StoreHit(
-                    chunk=chunk_of(dict(point.payload or {})),
-                    score=float(point.score),
-                    dense_score=dense_score(query.dense, stored if isinstance(stored, list) else None),  # type: ignore[arg-type]
-                    vector=stored_vector(stored if isinstance(stored, list) else None),  # type: ignore[arg-type]
-                )
-            )
-        return hits
+            vector = cast(list[float], stored) if isinstance(stored, list) else None
+            points.append((dict(point.payload or {}), float(point.score), vector))
+        return store_hits(query.dense, points)
 
     def snapshot(self, target: Path) -> Path:
         """Backups of a server collection are taken with Qdrant's own snapshot API."""
