@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from datetime import datetime
@@ -17,7 +18,7 @@ from clinrag.index.indexer import build_indexes
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
-from clinrag.retrieve.hybrid import Retriever, plan_query
+from clinrag.retrieve.hybrid import Retriever, TextAnalysis, dense_text, plan_query
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import IndexSettings, IngestSettings, RetrieveSettings
 from clinrag.types import SearchFilters
@@ -255,6 +256,27 @@ def test_a_question_about_a_set_of_patients_embeds_what_it_asks_about() -> None:
     assert embedded == [plan.dense_text]
     other = plan_query("What is the dose of aspirin?", None, RetrieveSettings(), None, None, embed)
     assert other.dense_text == other.ranking_text == "What is the dose of aspirin?"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which patients had low magnesium?", "Who was diagnosed with CHB?", "What is the dose of aspirin?", "SOB"],
+)
+def test_dense_text_is_what_a_plan_without_named_patients_embeds(question: str) -> None:
+    # The federation root embeds dense_text(...) and sends it, so that nodes need not embed it again.
+    plan = plan_query(question, None, RetrieveSettings(), None, None, _no_vector)
+    assert dense_text(question, RetrieveSettings(), patients_named=False) == plan.dense_text
+    named = plan_query(question, SearchFilters(subject_ids=(1,)), RetrieveSettings(), None, None, _no_vector)
+    assert dense_text(question, RetrieveSettings(), patients_named=True) == named.dense_text == question
+
+
+def test_plans_sharing_a_text_analysis_equal_plans_without(retriever: Retriever, cohort: Path) -> None:
+    name, _ = _unique_name(cohort, "C")
+    shared = TextAnalysis()
+    for question in ("Which patients had low magnesium?", f"Did {name} have AF?", "SOB since 2019", "SOB"):
+        alone = plan_query(question, None, RetrieveSettings(), retriever.registry, None, _no_vector)
+        together = plan_query(question, None, RetrieveSettings(), retriever.registry, None, _no_vector, shared)
+        assert dataclasses.replace(alone, dense=None) == dataclasses.replace(together, dense=None)
 
 
 def test_a_named_patient_question_embeds_the_question_without_the_name(retriever: Retriever, cohort: Path) -> None:

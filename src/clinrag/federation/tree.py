@@ -33,7 +33,7 @@ from clinrag.index.server import ServerStore
 from clinrag.index.store import StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.retrieve.candidates import Candidates, decode_vector, merge_candidates
-from clinrag.retrieve.hybrid import CHUNKS_FILE, TimedEmbedder, gather, list_names, plan_query
+from clinrag.retrieve.hybrid import CHUNKS_FILE, TextAnalysis, TimedEmbedder, gather, list_names, plan_query
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor, Chunk
@@ -151,6 +151,9 @@ class NodeTree:
         for leaf in list(self.leaves.values())[:1]:
             question = "Did Alex Example have chest pain?"
             plan_query(question, None, self.settings, leaf.registry, self.chunks, TimedEmbedder(self.embedder))
+        # The plan above names a patient no leaf holds and so embeds nothing: the embedder's model is loaded here
+        # (about half a second), not by the first question that names a patient the node holds.
+        self.embedder.embed(["chest pain"])
 
     def close(self) -> None:
         """Release every store (once; later calls do nothing)."""
@@ -248,6 +251,7 @@ class _Search:
         given = _given_vector(request.query_vector, tree.embedder.dimension)
         if given is not None:
             self.embed.provide(request.query, given)
+        self.analysis = TextAnalysis()  # the question is understood once for all leaves
         self.fetch_k = max(request.fetch_k, request.k)
 
     def visit(self, spec: LeafSpec | RouterSpec) -> TreeOutcome:
@@ -270,7 +274,13 @@ class _Search:
         settings = self.tree.settings
         try:
             plan = plan_query(
-                self.request.query, self.request.filters, settings, leaf.registry, self.tree.chunks, self.embed
+                self.request.query,
+                self.request.filters,
+                settings,
+                leaf.registry,
+                self.tree.chunks,
+                self.embed,
+                self.analysis,
             )
             names = list_names(self.request.mode, plan, settings.section_weight)
             found = gather([leaf.store], plan, names, self.fetch_k, admit=self._admit)

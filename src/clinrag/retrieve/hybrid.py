@@ -117,6 +117,59 @@ def _intersect(given: tuple[int, ...] | None, named: frozenset[int]) -> tuple[in
     return tuple(sorted(set(given) & named))
 
 
+class TextAnalysis:
+    """What a search derives from a text — `understand` and the BM25 query vector — remembered by text, for one
+    question: the leaves of a node plan the same question, and would otherwise each analyse it again.
+
+    Example:
+        >>> analysis = TextAnalysis()
+        >>> analysis.understand("SOB?", True) is analysis.understand("SOB?", True)
+        True
+    """
+
+    def __init__(self) -> None:
+        self._understood: dict[tuple[str, bool], QueryUnderstanding] = {}
+        self._sparse: dict[str, dict[int, float]] = {}
+
+    def understand(self, text: str, expand_abbreviations: bool) -> QueryUnderstanding:
+        """`understand` of ``text`` (the same object each time it is asked for again)."""
+        key = (text, expand_abbreviations)
+        found = self._understood.get(key)
+        if found is None:
+            found = self._understood[key] = understand(text, expand_abbreviations=expand_abbreviations)
+        return found
+
+    def sparse(self, lexical_text: str) -> dict[int, float]:
+        """The BM25 query vector of ``lexical_text`` (shared: callers must not change it)."""
+        found = self._sparse.get(lexical_text)
+        if found is None:
+            found = self._sparse[lexical_text] = Bm25Encoder.encode_query(lexical_text)
+        return found
+
+
+def dense_text(
+    ranking_text: str, settings: RetrieveSettings, patients_named: bool, analysis: TextAnalysis | None = None
+) -> str:
+    """The text a search embeds for its dense query: ``ranking_text`` itself when the search is about named
+    patients (``patients_named``: a subject filter), else the topic of a question about a set of patients
+    (`asked_about`, with the expansions BM25 gets) or the question unchanged.
+
+    The federation root embeds this text for a question that names no patient, so that no node embeds it again.
+
+    Example:
+        >>> dense_text("Which patients had low magnesium?", RetrieveSettings(), patients_named=False)
+        'low magnesium hypomagnesemia'
+        >>> dense_text("Which patients had low magnesium?", RetrieveSettings(), patients_named=True)
+        'Which patients had low magnesium?'
+    """
+    if patients_named:
+        return ranking_text
+    topic = asked_about(ranking_text)
+    if topic == ranking_text:
+        return ranking_text
+    return (analysis or TextAnalysis()).understand(topic, settings.expand_abbreviations).lexical_text
+
+
 def plan_query(
     question: str,
     filters: SearchFilters | None,
@@ -124,11 +177,15 @@ def plan_query(
     registry: PatientRegistry | None,
     chunks: ChunkStore | None,
     embed: Callable[[str], Vectors],
+    analysis: TextAnalysis | None = None,
 ) -> QueryPlan:
     """Understand ``question`` against one patient registry: named patients become a subject filter (a name the
     registry lacks empties the search), years a date range, "last admission" that admission; then embed the text
-    to rank by. ``embed`` may cache: leaves of one node share the question's vectors when their texts agree."""
-    understanding = understand(question, expand_abbreviations=settings.expand_abbreviations)
+    to rank by. ``embed`` may cache: leaves of one node share the question's vectors when their texts agree; they
+    share ``analysis`` too (what is derived from the texts)."""
+    analysis = analysis or TextAnalysis()
+    expand = settings.expand_abbreviations
+    understanding = analysis.understand(question, expand)
     scoped = filters or SearchFilters()
     resolution: Resolution | None = None
     nobody_here = False
@@ -146,19 +203,17 @@ def plan_query(
     ranking_text = _without_mentions(question, resolution) if scoped.subject_ids else question
     # Without a named patient, "Which patients had X?" is about X: embed X (with the expansions BM25 gets, so that
     # "low magnesium" also reads "hypomagnesemia"), not the frame around it.
-    dense_text = ranking_text if scoped.subject_ids else asked_about(ranking_text)
-    if dense_text != ranking_text:
-        dense_text = understand(dense_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
-    lexical = understand(ranking_text, expand_abbreviations=settings.expand_abbreviations).lexical_text
+    embedded = dense_text(ranking_text, settings, bool(scoped.subject_ids), analysis)
+    lexical = analysis.understand(ranking_text, expand).lexical_text
     return QueryPlan(
         understanding,
         resolution,
         scoped,
         no_such_patient=False,
         ranking_text=ranking_text,
-        dense_text=dense_text,
-        dense=embed(dense_text),
-        sparse=Bm25Encoder.encode_query(lexical),
+        dense_text=embedded,
+        dense=embed(embedded),
+        sparse=analysis.sparse(lexical),
     )
 
 
@@ -216,10 +271,11 @@ def gather(
     for store in stores:
         lists: dict[str, list[tuple[str, float]]] = {}
         found: dict[str, StoreHit] = {}
+        verdicts: dict[str, bool] = {}  # a chunk in several of this store's lists is checked once
         for name in names:
             within = plan.section_filters if name.endswith(SECTION_SUFFIX) else plan.filters
             mode: Mode = "dense" if name.startswith(DENSE_LIST) else "bm25"
-            hits, denied = _admitted(store, plan, mode, within, fetch_k, admit)
+            hits, denied = _admitted(store, plan, mode, within, fetch_k, admit, verdicts)
             refused += denied
             lists[name] = [(hit.chunk.chunk_id, hit.score) for hit in hits]
             for hit in hits:
@@ -229,17 +285,23 @@ def gather(
 
 
 def _admitted(
-    store: Queryable, plan: QueryPlan, mode: Mode, within: SearchFilters | None, fetch_k: int, admit: Admit | None
+    store: Queryable,
+    plan: QueryPlan,
+    mode: Mode,
+    within: SearchFilters | None,
+    fetch_k: int,
+    admit: Admit | None,
+    verdicts: dict[str, bool],
 ) -> tuple[list[StoreHit], int]:
     limit = fetch_k
-    verdicts: dict[str, bool] = {}
     while True:
         request = StoreQuery(mode=mode, dense=plan.dense, sparse=plan.sparse, filters=within, limit=limit)
         hits = store.query(request)
         if admit is None:
             return hits, 0
         unseen = [hit.chunk for hit in hits if hit.chunk.chunk_id not in verdicts]
-        verdicts.update(zip((c.chunk_id for c in unseen), admit(unseen), strict=True))
+        if unseen:
+            verdicts.update(zip((c.chunk_id for c in unseen), admit(unseen), strict=True))
         allowed = [hit for hit in hits if verdicts[hit.chunk.chunk_id]]
         if len(allowed) >= fetch_k or len(hits) < limit:
             return allowed[:fetch_k], sum(not verdicts[hit.chunk.chunk_id] for hit in hits)
