@@ -9,13 +9,18 @@ import time
 from pathlib import Path
 
 import jwt
+import numpy as np
 import pytest
 
-from clinrag.access.demo import DEMO_USERS
+from clinrag.access.demo import DEMO_USERS, demo_user
 from clinrag.errors import AuthenticationError
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.node import Node
+from clinrag.federation.protocol import RetrieveRequest
 from clinrag.federation.root import FederationRoot, OrgStatus
+from clinrag.index.embed import Vectors
+from clinrag.retrieve.candidates import encode_vector
+from clinrag.retrieve.hybrid import dense_text
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import Actor
 
@@ -112,3 +117,49 @@ def test_the_root_reuses_its_connections_and_can_be_closed(federation: Federatio
     assert {org.status for org in from_loop.orgs} <= {OrgStatus.ANSWERED, OrgStatus.DENIED}
     assert [hit.chunk.chunk_id for hit in from_loop.retrieval.hits] == [h.chunk.chunk_id for h in first.retrieval.hits]
     root.close()
+
+
+class _RecordingEmbedder:
+    """The demo embedder, recording what it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.id = EMBEDDER.id
+        self.dimension = EMBEDDER.dimension
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self.texts += texts
+        return EMBEDDER.embed(texts)
+
+
+def test_a_question_about_a_set_of_patients_is_embedded_by_the_root_alone(
+    federation: Federation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "Which patients were discharged on aspirin?"
+    node, actor = federation.nodes["A"], demo_user("A.phys")
+    own = node.retrieve(actor, RetrieveRequest(query=question, k=5, mode="dense"))
+    # The root embeds the question's topic, which is what the node embeds for it, and says so.
+    root_side = _RecordingEmbedder()
+    root = FederationRoot(
+        federation.orgs,
+        RetrieveSettings(),
+        EMBEDDER.id,
+        FederationSettings(timeout=20),
+        embed=lambda text: root_side.embed([text])[0],
+    )
+    topic = dense_text(question, RetrieveSettings(), patients_named=False)
+    assert topic != question
+    node_side = _RecordingEmbedder()
+    monkeypatch.setattr(node.tree, "embedder", node_side)
+    federated = root.search(question, federation.token("A.phys"), k=5, mode="dense")
+    root.close()
+    assert root_side.texts == [topic]
+    assert node_side.texts == []
+    assert {org.status for org in federated.orgs} <= {OrgStatus.ANSWERED, OrgStatus.DENIED}
+    vector = encode_vector(np.asarray(root_side.embed([topic])[0]))
+    given = node.retrieve(
+        actor, RetrieveRequest(query=question, k=5, mode="dense", query_vector=vector, query_vector_text=topic)
+    )
+    assert node_side.texts == []
+    assert [hit.chunk.chunk_id for hit in given.hits] == [hit.chunk.chunk_id for hit in own.hits]
+    assert [hit.score for hit in given.hits] == [hit.score for hit in own.hits]

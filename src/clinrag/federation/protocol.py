@@ -40,6 +40,15 @@ class RetrieveRequest(Message):
         max_length=20_000,
         description="The query's embedding (base64 float32) by the same embedder, so nodes need not embed it again.",
     )
+    query_vector_text: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4000,
+        description=(
+            "The text `query_vector` embeds, when it is not `query` itself: for a question about a set of patients, "
+            "its topic, which is what nodes embed for it."
+        ),
+    )
 
 
 class Denial(Message):

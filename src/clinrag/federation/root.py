@@ -44,7 +44,7 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
-from clinrag.retrieve.hybrid import Retrieval
+from clinrag.retrieve.hybrid import Retrieval, dense_text
 from clinrag.retrieve.query import understand
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import SearchFilters
@@ -164,11 +164,20 @@ class FederationRoot:
 
         The question is embedded in the calling thread; the exchange runs on the root's own event loop (a daemon
         thread started on first use), whose connections to the nodes stay open between searches."""
-        vector = self.embed(question) if self.embed is not None else None
+        embedded = self._embedded(question, filters)
         future = asyncio.run_coroutine_threadsafe(
-            self._search(question, token, filters, k, fetch_k, mode, vector, time.perf_counter()), self._io_loop()
+            self._search(question, token, filters, k, fetch_k, mode, embedded, time.perf_counter()), self._io_loop()
         )
         return future.result()
+
+    def _embedded(self, question: str, filters: SearchFilters | None) -> tuple[str, Vectors] | None:
+        """The text the nodes will embed for ``question`` unless it names a patient (`dense_text`: a question about
+        a set of patients is embedded as its topic), and its vector; None without an embedder."""
+        if self.embed is None:
+            return None
+        named = filters is not None and bool(filters.subject_ids)
+        text = dense_text(question, self.settings, patients_named=named)
+        return text, self.embed(text)
 
     def close(self) -> None:
         """Close the kept-alive connections and stop the root's event loop (a later search starts them again)."""
@@ -214,9 +223,11 @@ class FederationRoot:
     ) -> FederatedRetrieval:
         """Ask every organisation at once with the user's ``token``; merge what arrives in time."""
         started = time.perf_counter()
-        # Embedded once here, so that no node spends its CPU on it (nodes re-embed only texts they change).
-        vector = self.embed(question) if self.embed is not None else None
-        return await self._search(question, token, filters, k, fetch_k, mode, vector, started)
+        # Embedded once here, so that no node spends its CPU on it (a node embeds only a text without the name of a
+        # patient it holds).
+        return await self._search(
+            question, token, filters, k, fetch_k, mode, self._embedded(question, filters), started
+        )
 
     async def _search(
         self,
@@ -226,7 +237,7 @@ class FederationRoot:
         k: int | None,
         fetch_k: int | None,
         mode: Mode | None,
-        vector: Vectors | None,
+        embedded: tuple[str, Vectors] | None,
         started: float,
     ) -> FederatedRetrieval:
         k = k or self.settings.k
@@ -239,7 +250,8 @@ class FederationRoot:
             mode=chosen,
             filters=filters or SearchFilters(),
             candidates=True,
-            query_vector=encode_vector(vector) if vector is not None else None,
+            query_vector=encode_vector(embedded[1]) if embedded is not None else None,
+            query_vector_text=embedded[0] if embedded is not None and embedded[0] != question else None,
         )
         body = request.model_dump_json().encode()
         client = self._client()

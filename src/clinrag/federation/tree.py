@@ -250,7 +250,7 @@ class _Search:
         self.embed = TimedEmbedder(tree.embedder)
         given = _given_vector(request.query_vector, tree.embedder.dimension)
         if given is not None:
-            self.embed.provide(request.query, given)
+            self.embed.provide(request.query_vector_text or request.query, given)
         self.analysis = TextAnalysis()  # the question is understood once for all leaves
         self.fetch_k = max(request.fetch_k, request.k)
 
