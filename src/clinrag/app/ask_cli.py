@@ -60,7 +60,7 @@ def ask_command(
     overrides = {"answer": {"generator": generator, "sources": sources}, "federation": {"file": federation}}
     loaded = settings_for(config, overrides).settings
     filters = SearchFilters(subject_ids=tuple(patient)) if patient else None
-    embedder = embedder_from(loaded.index)
+    embedder = embedder_from(loaded.index, loaded.paths.cache_dir)
     if as_user is not None or token is not None:
         orgs = load_federation(loaded.federation.file)
         bearer = token if token is not None else _sign_in(loaded, orgs, as_user or "", org)

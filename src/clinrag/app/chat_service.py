@@ -277,7 +277,7 @@ def service_from_settings(settings: Settings, federation_file: Path | None = Non
     issuers = trusted_issuers(orgs)
     if not issuers:
         raise ConfigError(f"{path}: no organisation lists an identity provider (issuer); no token could be verified")
-    embedder = embedder_from(settings.index)
+    embedder = embedder_from(settings.index, settings.paths.cache_dir)
     root = FederationRoot(orgs, settings.retrieve, embedder.id, settings.federation)
     verifier = TokenVerifier(issuers, settings.federation.audience)
     models = configured_models(settings.answer, settings.paths)

@@ -18,8 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clinrag.index.backend import drop_indexes
 from clinrag.index.embed import embedder_from
 from clinrag.index.indexer import IndexSummary, build_indexes
+from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
@@ -68,7 +70,7 @@ def build_demo(
             on_progress=on_progress,
         )
     build = DemoBuild(cohort=cohort, gold_facts=cohort / "gold_facts.jsonl")
-    embedder = embedder_from(settings.index)
+    embedder = embedder_from(settings.index, settings.paths.cache_dir)
     for org in CASE_STUDY:
         path = out / "nodes" / org / "chunks.sqlite"
         with ChunkStore.open(path) as store:
@@ -80,6 +82,10 @@ def build_demo(
                 on_progress=lambda _stage, done: on_progress and on_progress(done),
             )
             build.breakdown[org] = store.breakdown()
-            build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
+            try:
+                build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
+            except EmbedderMismatchError:  # built with another embedder: demo indexes are derived, so rebuild
+                drop_indexes(path.parent / "index", settings.index)
+                build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
         build.stores[org] = path
     return build

@@ -41,7 +41,7 @@ def build_command(
         raise ConfigError(f"{chunks_path}: no chunk store; run 'clinrag ingest' for this node first")
     if rebuild:
         drop_indexes(node / INDEX_DIR, settings.index)  # server collections too, not only folders
-    embedder = embedder_from(settings.index)
+    embedder = embedder_from(settings.index, settings.paths.cache_dir)
     started = time.perf_counter()
     with ChunkStore.open(chunks_path) as chunks, progress("indexing", chunks.count()) as advance:
         totals: dict[str, int] = {}

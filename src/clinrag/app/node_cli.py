@@ -42,7 +42,7 @@ def serve_command(
 
     loaded = settings_for(settings).settings
     node_settings = load_node_config(node_config)
-    node = Node.open(node_settings, embedder_from(loaded.index), loaded.retrieve)
+    node = Node.open(node_settings, embedder_from(loaded.index, loaded.paths.cache_dir), loaded.retrieve)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per key fetch is noise
     chosen = node_settings.port if port is None else port
@@ -57,7 +57,9 @@ def check_command(node_config: NodeConfigOption, settings: SettingsOption = None
     Example: clinrag node check --config data/demo/federation/A.toml
     """
     loaded = settings_for(settings).settings
-    node = Node.open(load_node_config(node_config), embedder_from(loaded.index), loaded.retrieve)
+    node = Node.open(
+        load_node_config(node_config), embedder_from(loaded.index, loaded.paths.cache_dir), loaded.retrieve
+    )
     try:
         manifest = node.manifest()
     finally:

@@ -52,7 +52,9 @@ def search_command(
         start=since,
         end=until,
     )
-    retriever = Retriever.open(node, settings.retrieve, embedder_from(settings.index), index=settings.index)
+    retriever = Retriever.open(
+        node, settings.retrieve, embedder_from(settings.index, settings.paths.cache_dir), index=settings.index
+    )
     try:
         result = retriever.retrieve(question, filters)
     finally:

