@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clinrag.index.backend import drop_indexes
+from clinrag.index.backend import drop_indexes, leaf_names, open_leaf_store
 from clinrag.index.embed import embedder_from
 from clinrag.index.indexer import IndexSummary, build_indexes
-from clinrag.index.store import EmbedderMismatchError
+from clinrag.index.store import LEXICAL_EXPANDED
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
@@ -82,10 +82,27 @@ def build_demo(
                 on_progress=lambda _stage, done: on_progress and on_progress(done),
             )
             build.breakdown[org] = store.breakdown()
-            try:
-                build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
-            except EmbedderMismatchError:  # built with another embedder: demo indexes are derived, so rebuild
+            if indexes_outdated(path.parent / "index", embedder.id, settings):  # demo indexes are derived: rebuild them
                 drop_indexes(path.parent / "index", settings.index)
-                build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
+            build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
         build.stores[org] = path
     return build
+
+
+def indexes_outdated(index_root: Path, embedder_id: str, settings: Settings) -> bool:
+    """Whether any leaf index was built with another embedder or an older BM25 encoding (an update would keep
+    either, so that the index stays consistent; the demo starts afresh instead).
+
+    Example:
+        >>> indexes_outdated(Path("data/demo/nodes/A/index"), "all-MiniLM-L6-v2/onnx-int8-compute", Settings())
+        False
+    """
+    for leaf in leaf_names(index_root, settings.index):
+        store = open_leaf_store(index_root, leaf, settings.index)
+        try:
+            manifest = store.manifest
+        finally:
+            store.close()
+        if (manifest.embedder_id, manifest.lexical) != (embedder_id, LEXICAL_EXPANDED):
+            return True
+    return False
