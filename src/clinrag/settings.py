@@ -88,7 +88,7 @@ class IndexSettings(Group):
     openai_dimension: int = Field(384, ge=1, description="Vector size the embeddings server returns.")
     onnx_compute: Literal["int8", "fp32"] = Field(
         "int8",
-        description="How the bundled MiniLM computes: int8 (about half the CPU; cosine 0.99 to fp32) or fp32 "
+        description="How the bundled MiniLM computes: int8 (about 40 % less CPU; cosine 0.99 to fp32) or fp32 "
         "(the packaged model as is). They make different vectors: an index is queried with the one it was built with.",
     )
     threads: int = Field(2, ge=1, le=64, description="ONNX Runtime threads for embedding.")

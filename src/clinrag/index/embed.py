@@ -120,7 +120,7 @@ class OnnxMiniLmEmbedder:
     ``compute`` chooses how the products run:
 
     - ``"int8"`` (default): in int8, by a model derived once from the packaged one into ``cache_dir``
-      (:mod:`clinrag.index.quantize`); about half the CPU per text. Each text runs alone, because its activations
+      (:mod:`clinrag.index.quantize`); about 40 % less CPU per text. Each text runs alone, because its activations
       are quantised with one scale per run: batched with other texts, its vector would depend on theirs.
     - ``"fp32"``: the packaged model as it is (its int8 weights are expanded to fp32 inside the graph), in batches
       of ``batch_size`` texts of similar token counts, each padded only to its longest member. Its vectors agree

