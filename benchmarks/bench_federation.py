@@ -576,7 +576,9 @@ def node_profile(node: Node, actor_subject: str, questions: list[str]) -> dict[s
     calls. Stage times of leaves are summed over the leaves (they run concurrently, so they exceed the wall time)."""
     stages = _Stages()
     actor = demo_user(actor_subject)
-    requests = [RetrieveRequest(query=q, k=10, fetch_k=50, mode="hybrid", candidates=True) for q in questions]
+    requests = [
+        RetrieveRequest(query=q, k=10, fetch_k=50, mode="hybrid", candidates=True, prune=True) for q in questions
+    ]
     walls, serialise, sizes = [], [], []
     engine = node.engine
     tagger = stages.timed("    spaCy person tagger", patients_module._person_tagger())
@@ -651,7 +653,7 @@ def node_what_if(node: Node, actor_subject: str, questions: list[str]) -> dict[s
     }
     times: dict[str, list[float]] = defaultdict(list)
     for question in questions:
-        request = RetrieveRequest(query=question, k=10, fetch_k=50, mode="hybrid", candidates=True)
+        request = RetrieveRequest(query=question, k=10, fetch_k=50, mode="hybrid", candidates=True, prune=True)
         for name, patches in variants.items():
             once.cache.clear()
             with ExitStack() as stack:
@@ -670,7 +672,7 @@ def http_overhead(node: Node, url: str, token: str, questions: list[str]) -> dic
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(trust_env=False, timeout=30) as client:
         for question in [*questions[:3], *questions]:
-            body = RetrieveRequest(query=question, k=10, fetch_k=50, mode="hybrid", candidates=True)
+            body = RetrieveRequest(query=question, k=10, fetch_k=50, mode="hybrid", candidates=True, prune=True)
             started = time.perf_counter()
             reply = client.post(f"{url}/v1/retrieve", json=body.model_dump(mode="json"), headers=headers)
             elapsed = time.perf_counter() - started

@@ -79,6 +79,22 @@ def test_every_request_is_audited_with_ids_never_text(federation: Federation) ->
         assert last in log.query(patient=patient)
 
 
+def test_a_pruned_reply_carries_chunks_only_for_candidates_that_can_reach_the_top_k(federation: Federation) -> None:
+    url = f"{federation.servers['A'].url}/v1/retrieve"
+    headers = {"Authorization": f"Bearer {federation.token('A.phys.neur')}"}
+    asked = {"query": "Which patients had chest pain?", "k": 3, "fetch_k": 30, "candidates": True}
+    whole = httpx.post(url, json=asked, headers=headers, timeout=30).json()
+    pruned = httpx.post(url, json=asked | {"prune": True}, headers=headers, timeout=30).json()
+    every = {hit["chunk"]["chunk_id"]: hit["scores"] for hit in whole["candidates"]}
+    sent = {hit["chunk"]["chunk_id"]: hit["scores"] for hit in pruned["candidates"]}
+    assert "hits" not in whole  # a client that merges candidates ranks them itself
+    assert 3 <= len(sent) < len(every)
+    assert sent | pruned["ranked_only"] == every  # each candidate once, with the same scores
+    assert not set(sent) & set(pruned["ranked_only"])
+    last = AuditLog(federation.configs["A"].audit_log).query(user="A.phys.neur")[-1]
+    assert set(last.returned) == set(every)  # ids sent without their chunk are audited too
+
+
 def test_an_altered_audit_log_is_detected(federation: Federation, tmp_path: Path) -> None:
     source = federation.configs["A"].audit_log.read_text().splitlines()
     assert len(source) >= 2

@@ -39,7 +39,13 @@ from clinrag.federation.protocol import (
 )
 from clinrag.federation.tree import NodeTree, TreeOutcome
 from clinrag.index.embed import Embedder
-from clinrag.retrieve.candidates import candidate_hits, encode_vector, rank_candidates
+from clinrag.retrieve.candidates import (
+    candidate_hits,
+    encode_vector,
+    rank_candidates,
+    ranked_only_scores,
+    reachable,
+)
 from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor
 
@@ -124,27 +130,34 @@ class Node:
         started = time.perf_counter()
         outcome = self.tree.search(actor, request, self.engine)
         searched_at = time.perf_counter()
-        hits, _ = rank_candidates(outcome.candidates, request.mode, self.tree.settings, request.k, outcome.query_vector)
         response = RetrieveResponse(
             node=self.config.org,
             embedder=self.tree.embedder.id,
-            hits=hits,
-            candidates=candidate_hits(outcome.candidates) if request.candidates else [],
             searched=outcome.searched,
             denied=outcome.denied,
             errors=outcome.errors,
             no_such_patient=outcome.no_such_patient,
             named_patient=outcome.named_patient,
             refused_documents=outcome.refused_documents,
-            timings={"search": searched_at - started, "total": time.perf_counter() - started},
         )
+        found = outcome.candidates
+        if not request.candidates:
+            response.hits, _ = rank_candidates(found, request.mode, self.tree.settings, request.k, outcome.query_vector)
+        elif request.prune:
+            bodies = reachable(found, request.mode, self.tree.settings, request.k)
+            response.candidates = candidate_hits(found, bodies)
+            response.ranked_only = ranked_only_scores(found, bodies)
+        else:
+            response.candidates = candidate_hits(found)
         if request.candidates and request.mode == "hybrid-mmr":
             response = _with_vectors(response, outcome)
+        response.timings = {"search": searched_at - started, "total": time.perf_counter() - started}
         self._audit(actor, request, response)
         return response
 
     def _audit(self, actor: Actor, request: RetrieveRequest, response: RetrieveResponse) -> None:
         returned = response.candidates or response.hits
+        listed = [hit.chunk.chunk_id for hit in returned] + list(response.ranked_only)
         gate_denied = not response.searched and bool(response.denied)
         self.audit.record(
             AuditEntry(
@@ -157,7 +170,7 @@ class Node:
                 mode=request.mode,
                 searched=tuple(response.searched),
                 denied=tuple(denial.path for denial in response.denied),
-                returned=tuple(hit.chunk.chunk_id for hit in returned),
+                returned=tuple(listed),
                 patients=tuple(sorted({h.chunk.subject_id for h in returned if h.chunk.subject_id is not None})),
             )
         )
@@ -167,7 +180,7 @@ class Node:
             actor.subject,
             len(response.searched),
             len(response.denied),
-            len(returned),
+            len(listed),
         )
 
     def manifest(self) -> Manifest:

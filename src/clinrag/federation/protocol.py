@@ -33,7 +33,15 @@ class RetrieveRequest(Message):
     mode: Literal["dense", "bm25", "hybrid", "hybrid-mmr"] = Field("hybrid", description="Retrieval mode.")
     filters: SearchFilters = Field(default_factory=SearchFilters, description="Restrictions every hit must meet.")
     candidates: bool = Field(
-        False, description="Also return every candidate with its score in each list, for a global merge."
+        False,
+        description="Return every candidate with its score in each list, for a global merge, instead of the top k.",
+    )
+    prune: bool = Field(
+        False,
+        description=(
+            "With `candidates`: send the chunk of only those candidates that can still reach the top k once merged "
+            "with any other lists; the others come as scores alone (`ranked_only`), which keeps every rank exact."
+        ),
     )
     query_vector: str | None = Field(
         None,
@@ -70,9 +78,15 @@ class RetrieveResponse(Message):
 
     node: str = Field(description="The organisation that answered.")
     embedder: str = Field(description="Embedder id of the node's indexes; scores from other embedders never mix.")
-    hits: list[Hit] = Field(default_factory=list, description="The node's top-k, best first.")
+    hits: list[Hit] = Field(
+        default_factory=list, description="The node's top-k, best first (when `candidates` was not asked for)."
+    )
     candidates: list[Hit] = Field(
         default_factory=list, description="Every candidate, its score per list in `scores` (when asked for)."
+    )
+    ranked_only: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="`prune` only: the candidates that cannot reach the top k, by chunk id: their scores, no chunk.",
     )
     vectors: dict[str, str] = Field(
         default_factory=dict, description="hybrid-mmr only: base64 float32 vectors of the candidates, by chunk id."

@@ -250,6 +250,7 @@ class FederationRoot:
             mode=chosen,
             filters=filters or SearchFilters(),
             candidates=True,
+            prune=True,
             query_vector=encode_vector(embedded[1]) if embedded is not None else None,
             query_vector_text=embedded[0] if embedded is not None and embedded[0] != question else None,
         )
@@ -312,7 +313,7 @@ class FederationRoot:
         query_vector = None
         for reply in replies:
             vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
-            parts.append(candidates_from_hits(reply.candidates, vectors))
+            parts.append(candidates_from_hits(reply.candidates, vectors, reply.ranked_only))
             if query_vector is None and reply.query_vector:
                 query_vector = decode_vector(reply.query_vector)
         merged = merge_candidates(parts, request.fetch_k)
