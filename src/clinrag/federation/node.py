@@ -47,7 +47,7 @@ from clinrag.retrieve.candidates import (
     reachable,
 )
 from clinrag.settings import RetrieveSettings
-from clinrag.types import Actor
+from clinrag.types import Actor, Chunk
 
 log = logging.getLogger("clinrag.node")
 VERIFIED_FOR = 60.0
@@ -152,12 +152,13 @@ class Node:
         if request.candidates and request.mode == "hybrid-mmr":
             response = _with_vectors(response, outcome)
         response.timings = {"search": searched_at - started, "total": time.perf_counter() - started}
-        self._audit(actor, request, response)
+        listed = [hit.chunk for hit in response.candidates or response.hits]
+        listed += [found.found[chunk_id].chunk for chunk_id in response.ranked_only]
+        self._audit(actor, request, response, listed)
         return response
 
-    def _audit(self, actor: Actor, request: RetrieveRequest, response: RetrieveResponse) -> None:
-        returned = response.candidates or response.hits
-        listed = [hit.chunk.chunk_id for hit in returned] + list(response.ranked_only)
+    def _audit(self, actor: Actor, request: RetrieveRequest, response: RetrieveResponse, returned: list[Chunk]) -> None:
+        """One audit line; ``returned`` is every chunk the reply names, with its text or (pruned) by id alone."""
         gate_denied = not response.searched and bool(response.denied)
         self.audit.record(
             AuditEntry(
@@ -170,8 +171,8 @@ class Node:
                 mode=request.mode,
                 searched=tuple(response.searched),
                 denied=tuple(denial.path for denial in response.denied),
-                returned=tuple(listed),
-                patients=tuple(sorted({h.chunk.subject_id for h in returned if h.chunk.subject_id is not None})),
+                returned=tuple(chunk.chunk_id for chunk in returned),
+                patients=tuple(sorted({c.subject_id for c in returned if c.subject_id is not None})),
             )
         )
         log.info(
@@ -180,7 +181,7 @@ class Node:
             actor.subject,
             len(response.searched),
             len(response.denied),
-            len(listed),
+            len(returned),
         )
 
     def manifest(self) -> Manifest:
