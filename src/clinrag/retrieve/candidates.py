@@ -5,7 +5,9 @@ question names sections, the same two within those sections (``dense@section``, 
 several leaves merge by each list's own score (`merge_candidates`), then `rank_candidates` fuses them once (RRF),
 optionally diversifies (MMR), applies the relevance threshold on the dense cosine and cuts to ``k``. Because every
 list is merged globally before fusion, a federated search ranks exactly like one index over the same chunks
-(dense scores are comparable across leaves with one embedder; BM25 statistics are each leaf's own).
+(dense scores are comparable across leaves with one embedder; BM25 statistics are each leaf's own). A node sends
+the chunks of only its `reachable` candidates; the others travel as scores alone (``ranked_only``), which keeps
+every rank, and so the merged ranking, exact.
 
 Example:
     >>> from clinrag.settings import RetrieveSettings
