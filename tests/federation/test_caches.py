@@ -17,7 +17,7 @@ from clinrag.errors import AuthenticationError
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.node import Node
 from clinrag.federation.protocol import RetrieveRequest
-from clinrag.federation.root import FederationRoot, OrgStatus
+from clinrag.federation.root import FederatedRetrieval, FederationRoot, OrgStatus
 from clinrag.index.embed import Vectors
 from clinrag.retrieve.candidates import encode_vector
 from clinrag.retrieve.hybrid import dense_text
@@ -112,8 +112,16 @@ def test_the_root_reuses_its_connections_and_can_be_closed(federation: Federatio
     root.close()
     again = root.search("hospital course", token, k=5)
     assert [hit.chunk.chunk_id for hit in again.retrieval.hits] == [hit.chunk.chunk_id for hit in first.retrieval.hits]
-    # asearch in a caller's own event loop (as the web app does) gets that loop's client
-    from_loop = asyncio.run(root.asearch("hospital course", token, k=5))
+
+    async def in_own_loop() -> FederatedRetrieval:
+        """asearch in a caller's own event loop (as the web app can) gets that loop's client, closed by aclose."""
+        try:
+            return await root.asearch("hospital course", token, k=5)
+        finally:
+            await root.aclose()
+
+    from_loop = asyncio.run(in_own_loop())
+    assert len(root._clients) == 1  # the root's own loop's, not the closed loop's
     assert {org.status for org in from_loop.orgs} <= {OrgStatus.ANSWERED, OrgStatus.DENIED}
     assert [hit.chunk.chunk_id for hit in from_loop.retrieval.hits] == [h.chunk.chunk_id for h in first.retrieval.hits]
     root.close()

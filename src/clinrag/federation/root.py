@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-import httpx
+import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clinrag.errors import ConfigError
@@ -133,7 +133,6 @@ class FederationRoot:
         settings: RetrieveSettings,
         embedder_id: str,
         federation: FederationSettings | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
         embed: Callable[[str], Vectors] | None = None,
     ) -> None:
         self.orgs = list(orgs)
@@ -141,10 +140,9 @@ class FederationRoot:
         self.settings = settings
         self.embedder_id = embedder_id
         self.federation = federation or FederationSettings()
-        self._transport = transport
-        # Kept-alive connections: one client per event loop (httpx clients are bound to the loop they run on), so a
+        # Kept-alive connections: one client per event loop (aiohttp sessions are bound to the loop they run on), so a
         # search does not pay for a new client, a TLS context and new TCP connections to every node.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession] = (
             weakref.WeakKeyDictionary()
         )
         self._lock = threading.Lock()
@@ -187,10 +185,17 @@ class FederationRoot:
             return
         client = self._clients.pop(loop, None)
         if client is not None:
-            asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=5)
+            asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=5)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
         loop.close()
+
+    async def aclose(self) -> None:
+        """Close the connections of the running event loop (for callers of `asearch` in their own loop, before
+        that loop ends; `close` releases the root's own loop)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
     def _io_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -201,14 +206,15 @@ class FederationRoot:
                 self._loop, self._thread = loop, thread
             return self._loop
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
-        if client is None or client.is_closed:
+        if client is None or client.closed:
             # Connections idle for less than uvicorn's keep-alive (5 s), so that a node never closes one the root
             # is about to reuse; twice the organisations, for searches that overlap.
-            limits = httpx.Limits(max_connections=max(len(self.orgs), 1) * 16, keepalive_expiry=2.0)
-            client = httpx.AsyncClient(transport=self._transport, limits=limits, trust_env=False, verify=_tls())
+            connector = aiohttp.TCPConnector(limit=max(len(self.orgs), 1) * 16, keepalive_timeout=2.0, ssl=_tls())
+            # No client timeout: each organisation's exchange is bounded by `asyncio.wait_for` in `_ask`.
+            client = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None))
             self._clients[loop] = client
         return client
 
@@ -262,31 +268,31 @@ class FederationRoot:
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
         return FederatedRetrieval(retrieval, list(results))
 
-    async def _ask(self, client: httpx.AsyncClient, org: OrgEndpoint, body: bytes, token: str) -> OrgResult:
+    async def _ask(self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str) -> OrgResult:
         started = time.perf_counter()
         try:
             result = await asyncio.wait_for(self._exchange(client, org, body, token), self.federation.timeout)
         except TimeoutError:
             result = OrgResult(org, OrgStatus.TIMEOUT, f"no answer within {self.federation.timeout:g} s")
-        except httpx.TransportError as exc:
+        except (aiohttp.ClientError, OSError) as exc:
             result = OrgResult(org, OrgStatus.UNREACHABLE, type(exc).__name__)
         result.seconds = time.perf_counter() - started
         return result
 
-    async def _exchange(self, client: httpx.AsyncClient, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
+    async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         limit = self.federation.max_response_bytes
-        async with client.stream("POST", url, content=request, headers=headers) as reply:
-            if reply.status_code == 401:
+        async with client.post(url, data=request, headers=headers, allow_redirects=False) as reply:
+            if reply.status == 401:
                 return OrgResult(org, OrgStatus.UNAUTHENTICATED, "the node did not accept the sign-in")
-            if reply.status_code != 200:
-                return OrgResult(org, OrgStatus.FAILED, f"HTTP {reply.status_code}")
-            declared = reply.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > limit:
+            if reply.status != 200:
+                return OrgResult(org, OrgStatus.FAILED, f"HTTP {reply.status}")
+            declared = reply.content_length
+            if declared is not None and declared > limit:
                 return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
             body = bytearray()
-            async for piece in reply.aiter_bytes():
+            async for piece in reply.content.iter_chunked(_READ_CHUNK):
                 body += piece
                 if len(body) > limit:
                     return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
@@ -334,6 +340,10 @@ class FederationRoot:
                 f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
             ),
         )
+
+
+_READ_CHUNK = 64 * 1024
+"""Bytes read from a reply at a time (the size limit is checked after each)."""
 
 
 @functools.cache
