@@ -147,7 +147,7 @@ class FederationRoot:
         )
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._stop: weakref.finalize[..., FederationRoot] | None = None
 
     def search(
         self,
@@ -178,17 +178,13 @@ class FederationRoot:
         return text, self.embed(text)
 
     def close(self) -> None:
-        """Close the kept-alive connections and stop the root's event loop (a later search starts them again)."""
+        """Close the kept-alive connections and stop the root's event loop (a later search starts them again).
+
+        A root that is garbage collected, or still open when the interpreter exits, is closed the same way."""
         with self._lock:
-            loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
-        if loop is None or thread is None:
-            return
-        client = self._clients.pop(loop, None)
-        if client is not None:
-            asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=5)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
-        loop.close()
+            stop, self._stop, self._loop = self._stop, None, None
+        if stop is not None:
+            stop()
 
     async def aclose(self) -> None:
         """Close the connections of the running event loop (for callers of `asearch` in their own loop, before
@@ -203,7 +199,9 @@ class FederationRoot:
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="federation-root", daemon=True)
                 thread.start()
-                self._loop, self._thread = loop, thread
+                self._loop = loop
+                # Not a method of self, so that it does not keep the root alive.
+                self._stop = weakref.finalize(self, _stop_loop, loop, thread, self._clients)
             return self._loop
 
     def _client(self) -> aiohttp.ClientSession:
@@ -340,6 +338,23 @@ class FederationRoot:
                 f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
             ),
         )
+
+
+def _stop_loop(
+    loop: asyncio.AbstractEventLoop,
+    thread: threading.Thread,
+    clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aiohttp.ClientSession],
+) -> None:
+    """Close the session of the root's own loop, then stop the loop and its thread."""
+    client = clients.pop(loop, None)
+    if threading.current_thread() is thread:  # collected on its own loop: it cannot wait for itself
+        loop.call_soon(loop.stop)
+        return
+    if client is not None and loop.is_running():
+        asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=5)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    loop.close()
 
 
 _READ_CHUNK = 64 * 1024
