@@ -209,7 +209,7 @@ class FederationRoot:
         client = self._clients.get(loop)
         if client is None or client.closed:
             # Connections idle for less than uvicorn's keep-alive (5 s), so that a node never closes one the root
-            # is about to reuse; twice the organisations, for searches that overlap.
+            # is about to reuse; sixteen per organisation, for searches that overlap.
             connector = aiohttp.TCPConnector(limit=max(len(self.orgs), 1) * 16, keepalive_timeout=2.0, ssl=_tls())
             # No client timeout: each organisation's exchange is bounded by `asyncio.wait_for` in `_ask`.
             client = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None))
