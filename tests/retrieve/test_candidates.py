@@ -18,7 +18,6 @@ from clinrag.retrieve.candidates import (
     candidates_from_hits,
     merge_candidates,
     rank_candidates,
-    ranked_only_scores,
     reachable,
 )
 from clinrag.settings import RetrieveSettings
@@ -59,8 +58,8 @@ def federations(draw: st.DrawFn) -> list[Candidates]:
 
 
 def _over_the_wire(part: Candidates, bodies: set[str] | None) -> Candidates:
-    hits = candidate_hits(part, bodies)
-    return candidates_from_hits(hits, None, ranked_only_scores(part, bodies) if bodies is not None else None)
+    hits, ranked_only = candidate_hits(part, bodies)
+    return candidates_from_hits(hits, None, ranked_only)
 
 
 def _ranking(hits: list[Hit]) -> list[tuple[str, float, int, dict[str, float]]]:

@@ -43,7 +43,6 @@ from clinrag.retrieve.candidates import (
     candidate_hits,
     encode_vector,
     rank_candidates,
-    ranked_only_scores,
     reachable,
 )
 from clinrag.settings import RetrieveSettings
@@ -143,12 +142,9 @@ class Node:
         found = outcome.candidates
         if not request.candidates:
             response.hits, _ = rank_candidates(found, request.mode, self.tree.settings, request.k, outcome.query_vector)
-        elif request.prune:
-            bodies = reachable(found, request.mode, self.tree.settings, request.k)
-            response.candidates = candidate_hits(found, bodies)
-            response.ranked_only = ranked_only_scores(found, bodies)
         else:
-            response.candidates = candidate_hits(found)
+            bodies = reachable(found, request.mode, self.tree.settings, request.k) if request.prune else None
+            response.candidates, response.ranked_only = candidate_hits(found, bodies)
         if request.candidates and request.mode == "hybrid-mmr":
             response = _with_vectors(response, outcome)
         response.timings = {"search": searched_at - started, "total": time.perf_counter() - started}

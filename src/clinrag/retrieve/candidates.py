@@ -148,8 +148,6 @@ def reachable(candidates: Candidates, mode: Mode, settings: RetrieveSettings, k:
     order = sorted({cid for name in names for cid, _ in candidates.lists.get(name, [])})
     threshold = settings.score_threshold
     kept = np.array([threshold is None or _cosine(candidates, cid) >= threshold for cid in order], dtype=bool)
-    if len(order) <= k:
-        return everyone & {cid for cid, keep in zip(order, kept, strict=True) if keep}
     index = {cid: row for row, cid in enumerate(order)}
     # positions[row, list]: the candidate's place in that list (by score, then id: the order every merge keeps).
     positions = np.full((len(order), len(names)), np.inf)
@@ -205,32 +203,32 @@ def _diversify(
     return [usable[index] for index in mmr(query, vectors, relevance, lambda_=lambda_, k=k)]
 
 
-def candidate_hits(candidates: Candidates, bodies: set[str] | None = None) -> list[Hit]:
-    """The candidates (those in ``bodies``, default all) as hits for the wire: each with its score in every list it
-    is in and its cosine.
+def candidate_hits(
+    candidates: Candidates, bodies: set[str] | None = None
+) -> tuple[list[Hit], dict[str, dict[str, float]]]:
+    """The candidates for the wire: those in ``bodies`` (default all) as hits, each with its score in every list it
+    is in and its cosine; the others by chunk id with those scores alone (``ranked_only``: candidates that cannot
+    reach the top k, `reachable`, sent so that the others keep their ranks in a merge).
 
-    ``rank`` and ``score`` are the hit's best position and score in the ``dense`` list (0 when absent).
-    `candidates_from_hits` reads them back.
-    """
-    hits = []
-    for chunk_id, (scores, rank, score) in sorted(_places(candidates).items()):
-        if bodies is None or chunk_id in bodies:
-            hits.append(Hit(chunk=candidates.found[chunk_id].chunk, score=score, rank=rank, scores=scores))
-    return hits
-
-
-def ranked_only_scores(candidates: Candidates, bodies: set[str]) -> dict[str, dict[str, float]]:
-    """The scores (per list, and the cosine) of the candidates not in ``bodies``: what the wire carries for a
-    candidate that cannot reach the top k (`reachable`), so that the others keep their ranks in a merge.
+    A hit's ``rank`` and ``score`` are its position and score in the ``dense`` list (0 when absent).
+    `candidates_from_hits` reads both back.
 
     Example:
         >>> from clinrag.types import Chunk
         >>> hit = StoreHit(Chunk.create(source_id="note:1", text="aspirin", org="A", dept="medicine"), 0.0, 0.5)
         >>> found = {cid: hit for cid in "ab"}
-        >>> ranked_only_scores(Candidates({"dense": [("a", 0.9), ("b", 0.8)]}, found), {"a"})
-        {'b': {'dense': 0.8, 'cosine': 0.5}}
+        >>> hits, ranked_only = candidate_hits(Candidates({"dense": [("a", 0.9), ("b", 0.8)]}, found), {"a"})
+        >>> len(hits), ranked_only
+        (1, {'b': {'dense': 0.8, 'cosine': 0.5}})
     """
-    return {cid: scores for cid, (scores, _, _) in sorted(_places(candidates).items()) if cid not in bodies}
+    hits: list[Hit] = []
+    ranked_only: dict[str, dict[str, float]] = {}
+    for chunk_id, (scores, rank, score) in sorted(_places(candidates).items()):
+        if bodies is None or chunk_id in bodies:
+            hits.append(Hit(chunk=candidates.found[chunk_id].chunk, score=score, rank=rank, scores=scores))
+        else:
+            ranked_only[chunk_id] = scores
+    return hits, ranked_only
 
 
 def _places(candidates: Candidates) -> dict[str, tuple[dict[str, float], int, float]]:
@@ -251,8 +249,7 @@ def candidates_from_hits(
     vectors: Mapping[str, Vectors] | None = None,
     ranked_only: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Candidates:
-    """Candidate lists rebuilt from `candidate_hits` and `ranked_only_scores` output (ties ordered by chunk id, as
-    in `merge_top_k`)."""
+    """Candidate lists rebuilt from `candidate_hits` output (ties ordered by chunk id, as in `merge_top_k`)."""
     lists: dict[str, list[tuple[str, float]]] = {}
     found: dict[str, StoreHit] = {}
     cosines: dict[str, float] = {}
