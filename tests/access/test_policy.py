@@ -12,7 +12,15 @@ import cedarpy
 import pytest
 
 from clinrag.access.demo import DEMO_TREES, DEMO_USERS, POLICY_ROOT, demo_user
-from clinrag.access.entities import SCHEMA_PATH, document_attrs, document_entity, node_entity, user_entity
+from clinrag.access.entities import (
+    DOCUMENT_ATTRIBUTES,
+    DOCUMENT_FIELDS,
+    SCHEMA_PATH,
+    document_attrs,
+    document_entity,
+    node_entity,
+    user_entity,
+)
 from clinrag.access.policy import Decision, PolicyEngine
 from clinrag.errors import ConfigError
 from clinrag.types import Actor, Chunk, SourceKind
@@ -354,6 +362,31 @@ def test_policies_using_the_document_as_a_whole_still_decide_per_document() -> N
         """
     )
     assert [d.reasons for d in engine.can_retrieve(ANYONE, chunks)] == [("first",), ("patient-two",), ("default-deny",)]
+
+
+def test_document_keys_tell_apart_exactly_what_the_policies_read() -> None:
+    engine = PolicyEngine.from_text(
+        '@id("patient-two") permit(principal, action == Action::"retrieve", resource) when { resource.patient == 2 };'
+    )
+    two_here, two_there = note("A", "medicine", subject_id=2), note("B", "neurology", subject_id=2)
+    three = note("A", "medicine", subject_id=3)
+    keys = engine.document_keys([two_here, two_there, three])
+    assert keys[0] == keys[1]  # org, leaf and dept are not read: one decision serves both
+    assert keys[0] != keys[2]
+    assert PolicyEngine.allow_all().document_keys([two_here, three]) == [(), ()]
+
+
+def test_document_keys_follow_every_attribute_when_policies_read_the_whole_document() -> None:
+    engine = PolicyEngine.from_text(
+        '@id("all") permit(principal, action == Action::"retrieve", resource) when { resource == resource };'
+    )
+    base = note("A", "medicine", subject_id=1, service="MED", section="Brief Hospital Course", note_type="DS")
+    assert set(DOCUMENT_FIELDS) == set(DOCUMENT_ATTRIBUTES)
+    others = {"patient": 7, "source_kind": SourceKind.ROW}
+    for name, field in DOCUMENT_FIELDS.items():
+        changed = base.model_copy(update={field: others.get(name, "other")})
+        assert document_attrs(changed)[name] != document_attrs(base)[name], name
+        assert engine.document_keys([base, changed])[0] != engine.document_keys([base, changed])[1], name
 
 
 def test_can_retrieve_of_nothing_is_empty(engines: dict[str, PolicyEngine]) -> None:

@@ -3,6 +3,7 @@ patient data, and no request — however malformed — crashes it (schemathesis 
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import httpx
@@ -12,7 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import response_schema_conformance
 
 from clinrag.federation.audit import AuditLog
-from clinrag.federation.node import create_node_app
+from clinrag.federation.node import Node, create_node_app
+from clinrag.federation.protocol import RetrieveRequest, RetrieveResponse
+from clinrag.federation.serving import ThreadServer
+from clinrag.types import Actor
 
 from .conftest import EMBEDDER, Federation
 
@@ -93,6 +97,33 @@ def test_a_pruned_reply_carries_chunks_only_for_candidates_that_can_reach_the_to
     assert not set(sent) & set(pruned["ranked_only"])
     last = AuditLog(federation.configs["A"].audit_log).query(user="A.phys.neur")[-1]
     assert set(last.returned) == set(every)  # ids sent without their chunk are audited too
+
+
+def test_a_known_users_search_is_answered_on_the_event_loop_a_new_token_on_a_worker_thread(
+    federation: Federation, tmp_path: Path
+) -> None:
+    base = federation.nodes["C"]
+    node = Node(base.config, base.tree, base.engine, base.verifier, AuditLog(tmp_path / "audit.jsonl"))
+    threads: list[str] = []
+    searched = node.retrieve
+
+    def recording(actor: Actor, request: RetrieveRequest) -> RetrieveResponse:
+        threads.append(threading.current_thread().name)
+        return searched(actor, request)
+
+    node.retrieve = recording  # type: ignore[method-assign]
+    asked = {"query": "Which patients had a stroke?", "k": 3}
+    with ThreadServer(create_node_app(node, close_on_shutdown=False)) as server:
+        url = f"{server.url}/v1/retrieve"
+        for subject in ("C.research", "C.research", "A.phys.neur", "C.research"):
+            headers = {"Authorization": f"Bearer {federation.token(subject)}"}
+            assert httpx.post(url, json=asked, headers=headers, timeout=30).status_code == 200
+        refused = httpx.post(url, json=asked, headers={"Authorization": "Bearer a.b.c"}, timeout=30)
+    assert refused.status_code == 401
+    loop = f"uvicorn-{server.port}"
+    # A token seen for the first time is checked on a worker thread (its issuer's keys may have to be fetched).
+    assert [name == loop for name in threads] == [False, True, False, True]
+    assert node.remembered(None) is None
 
 
 def test_an_altered_audit_log_is_detected(federation: Federation, tmp_path: Path) -> None:

@@ -82,6 +82,19 @@ DOCUMENT_ATTRIBUTES: dict[str, Callable[[Chunk], AttrValue]] = {
 }
 """How each ``Document`` attribute is read from a chunk (missing values become ``""`` or ``-1``)."""
 
+DOCUMENT_FIELDS: dict[str, str] = {
+    "org": "org",
+    "leaf": "leaf",
+    "dept": "dept",
+    "service": "service",
+    "section": "section",
+    "section_group": "section_group",
+    "note_type": "note_type",
+    "source_kind": "source_kind",
+    "patient": "subject_id",
+}
+"""The chunk field each ``Document`` attribute is read from: chunks equal in these fields have equal attributes."""
+
 
 def document_attrs(chunk: Chunk) -> dict[str, AttrValue]:
     """The ``Document`` attributes of a chunk.

@@ -22,8 +22,9 @@ Example:
 from __future__ import annotations
 
 import json
+import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -32,6 +33,7 @@ import cedarpy
 
 from clinrag.access.entities import (
     DOCUMENT_ATTRIBUTES,
+    DOCUMENT_FIELDS,
     RETRIEVE,
     SEARCH,
     USER,
@@ -84,6 +86,7 @@ class PolicyEngine:
     def __init__(self, policies: ParsedPolicies | None) -> None:
         """Wrap parsed policies; None means "policies off" (everything allowed). Prefer the class methods."""
         self._policies = policies
+        self._key_of = _key_reader(policies.documents) if policies is not None else None
 
     @classmethod
     def load(cls, folder: Path) -> PolicyEngine:
@@ -151,16 +154,21 @@ class PolicyEngine:
         result = cedarpy.is_authorized_batch([request], self._policies.policy_set, [user_entity(actor), node])[0]
         return _decision(result)
 
-    def document_key(self, chunk: Chunk) -> tuple[object, ...]:
-        """What a retrieve decision on ``chunk`` depends on besides the user (the attributes the policies read, and
-        the chunk id if a policy names it): chunks with equal keys get equal decisions, so callers may remember them.
+    def document_keys(self, chunks: Sequence[Chunk]) -> list[tuple[object, ...]]:
+        """What a retrieve decision on each chunk depends on besides the user (the fields the attributes the
+        policies read come from, and the chunk id if a policy names it): chunks with equal keys get equal
+        decisions, so callers may remember them.
+
+        Example:
+            >>> from clinrag.access.demo import POLICY_ROOT
+            >>> note = Chunk.create(source_id="note:1", text="t", org="A", dept="psychiatry", leaf="psychiatry")
+            >>> other = Chunk.create(source_id="note:2", text="u", org="A", dept="psychiatry", leaf="psychiatry")
+            >>> keys = PolicyEngine.load(POLICY_ROOT / "A").document_keys([note, other])
+            >>> keys[0] == keys[1]
+            True
         """
-        if self._policies is None:
-            return ()
-        depends = self._policies.documents
-        names = sorted(DOCUMENT_ATTRIBUTES if depends.attributes is None else depends.attributes)
-        identity = chunk.chunk_id if chunk.chunk_id in depends.named_ids else None
-        return (identity, *(DOCUMENT_ATTRIBUTES[name](chunk) for name in names))
+        key_of = self._key_of
+        return [()] * len(chunks) if key_of is None else [key_of(chunk) for chunk in chunks]
 
     def can_retrieve(self, actor: Actor, chunks: Sequence[Chunk]) -> list[Decision]:
         """One decision per chunk, in order: may ``actor`` retrieve it? Evaluated in one Cedar batch.
@@ -181,7 +189,8 @@ class PolicyEngine:
             return [_ALLOWED_BY_ALL] * len(chunks)
         if not chunks:
             return []
-        groups, slots = _group(chunks, self._policies.documents)
+        assert self._key_of is not None
+        groups, slots = _group(chunks, self._policies.documents, self._key_of)
         by_group: dict[int, Decision] = {}
         user = user_entity(actor)
         for batch in _batches(groups):
@@ -196,8 +205,22 @@ class PolicyEngine:
         return [by_group[slot] for slot in slots]
 
 
+def _key_reader(depends: DocumentDependence) -> Callable[[Chunk], tuple[object, ...]]:
+    """What a retrieve decision on a chunk depends on under these policies: the chunk id when a policy names it
+    (else None), then the attributes the policies read, in name order."""
+    names = sorted(DOCUMENT_ATTRIBUTES if depends.attributes is None else depends.attributes)
+    # The raw fields, read in one C call: attributes are functions of them, so equal fields mean equal decisions.
+    fields = operator.attrgetter(*(DOCUMENT_FIELDS[name] for name in names)) if names else None
+    named = depends.named_ids
+
+    def key_of(chunk: Chunk) -> tuple[object, ...]:
+        return (chunk.chunk_id if chunk.chunk_id in named else None, fields(chunk) if fields is not None else None)
+
+    return key_of
+
+
 def _group(
-    chunks: Sequence[Chunk], depends: DocumentDependence
+    chunks: Sequence[Chunk], depends: DocumentDependence, key_of: Callable[[Chunk], tuple[object, ...]]
 ) -> tuple[list[tuple[str, dict[str, AttrValue]]], list[int]]:
     """The distinct documents to evaluate as ``(entity id, attributes)``, and each chunk's index among them.
 
@@ -205,15 +228,13 @@ def _group(
     they share one Cedar document. A shared document gets a synthetic id no policy names; a named chunk keeps its
     chunk id.
     """
-    names = sorted(DOCUMENT_ATTRIBUTES if depends.attributes is None else depends.attributes)
-    readers = [DOCUMENT_ATTRIBUTES[name] for name in names]
     named = depends.named_ids
     groups: list[tuple[str, dict[str, AttrValue]]] = []
     slots: list[int] = []
     seen: dict[tuple[object, ...], int] = {}
     for chunk in chunks:
-        identity = chunk.chunk_id if chunk.chunk_id in named else None
-        key = (identity, *(read(chunk) for read in readers))
+        key = key_of(chunk)
+        identity = chunk.chunk_id if key[0] is not None else None
         slot = seen.get(key)
         if slot is None:
             slot = seen[key] = len(groups)

@@ -23,6 +23,7 @@ import jwt
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from clinrag.access.identity import TokenVerifier
 from clinrag.access.policy import PolicyEngine
@@ -106,13 +107,24 @@ class Node:
             )
             raise HTTPException(401, detail=str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
 
+    def remembered(self, credentials: HTTPAuthorizationCredentials | None) -> Actor | None:
+        """The user of a bearer token verified less than `VERIFIED_FOR` seconds ago (and not expired since); None
+        when the token has to be checked (`authenticate`)."""
+        if credentials is None or credentials.scheme.lower() != "bearer":
+            return None
+        return self._remembered(credentials.credentials, time.time())
+
+    def _remembered(self, token: str, now: float) -> Actor | None:
+        with self._verified_lock:
+            remembered = self._verified.get(token)
+        return remembered[0] if remembered is not None and now < remembered[1] else None
+
     def _verify(self, token: str) -> Actor:
         """The token's verified user; remembered for `VERIFIED_FOR` seconds at most, and never past its expiry."""
         now = time.time()
-        with self._verified_lock:
-            remembered = self._verified.get(token)
-        if remembered is not None and now < remembered[1]:
-            return remembered[0]
+        remembered = self._remembered(token, now)
+        if remembered is not None:
+            return remembered
         actor = self.verifier.verify(token)  # AuthenticationError: not remembered, checked again next time
         expiry = jwt.decode(token, options={"verify_signature": False}).get("exp")
         until = min(now + VERIFIED_FOR, float(expiry)) if isinstance(expiry, int | float) else now
@@ -237,15 +249,26 @@ def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
         response_model=RetrieveResponse,
         responses={401: {"description": "Missing, invalid, expired or untrusted token; no data."}},
     )
-    def retrieve(
+    async def retrieve(
         request: RetrieveRequest,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> Response:
         """Search the node's tree for the token's user: gated by policy, every document checked."""
-        actor = node.authenticate(credentials, request.query)
-        # Serialised once by pydantic (FastAPI would validate the response again and encode it in Python); fields
-        # at their default value are left out, and a client's model restores them.
-        body = node.retrieve(actor, request).model_dump_json(exclude_defaults=True)
-        return Response(body, media_type="application/json")
+
+        def answer(actor: Actor | None) -> Response:
+            actor = actor or node.authenticate(credentials, request.query)
+            # Serialised once by pydantic (FastAPI would validate the response again and encode it in Python);
+            # fields at their default value are left out, and a client's model restores them.
+            body = node.retrieve(actor, request).model_dump_json(exclude_defaults=True)
+            return Response(body, media_type="application/json")
+
+        actor = node.remembered(credentials)
+        if actor is not None and not node.tree.waits:
+            # Work in this process only (embedded shards; the GIL lets one thread run anyway): answered right here,
+            # without the two thread switches a worker thread costs, which count on a busy machine.
+            return answer(actor)
+        # A token to check (its issuer's keys may have to be fetched) or a Qdrant server to ask: a worker thread
+        # waits, the event loop goes on serving other requests.
+        return await run_in_threadpool(answer, actor)
 
     return app

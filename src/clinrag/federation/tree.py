@@ -120,7 +120,7 @@ class NodeTree:
             weakref.WeakKeyDictionary()
         )
         self._gates_lock = threading.Lock()
-        self._documents: weakref.WeakKeyDictionary[PolicyEngine, dict[tuple[Actor, tuple[object, ...]], bool]] = (
+        self._documents: weakref.WeakKeyDictionary[PolicyEngine, dict[Actor, dict[tuple[object, ...], bool]]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -175,6 +175,11 @@ class NodeTree:
         search = _Search(self, actor, request, engine)
         return search.visit(self.config.tree)
 
+    @property
+    def waits(self) -> bool:
+        """Whether a search waits on the network (some leaf is a Qdrant server) rather than working in this process."""
+        return any(leaf.store.remote for leaf in self.leaves.values())
+
     def remote(self, spec: LeafSpec | RouterSpec) -> bool:
         """Whether some leaf under ``spec`` is a remote store (then its siblings are searched concurrently)."""
         if isinstance(spec, LeafSpec):
@@ -189,27 +194,28 @@ class NodeTree:
             return self._pool
 
     def can_retrieve(self, engine: PolicyEngine, actor: Actor, chunks: Sequence[Chunk]) -> list[bool]:
-        """May ``actor`` retrieve each chunk? Decisions are remembered per engine by user and `document_key` (what a
+        """May ``actor`` retrieve each chunk? Decisions are remembered per engine and user by `document_keys` (what a
         decision depends on), so a chunk met again, or one like it, costs no Cedar evaluation."""
-        keys = [(actor, engine.document_key(chunk)) for chunk in chunks]
+        keys = engine.document_keys(chunks)
         with self._gates_lock:
-            known = self._documents.setdefault(engine, {})
+            by_user = self._documents.setdefault(engine, {})
+            known = by_user.setdefault(actor, {})
             verdicts = [known.get(key) for key in keys]
-        unknown: dict[tuple[Actor, tuple[object, ...]], Chunk] = {}
+        unknown: dict[tuple[object, ...], Chunk] = {}
         for key, chunk, verdict in zip(keys, chunks, verdicts, strict=True):
             if verdict is None:
                 unknown.setdefault(key, chunk)
-        if unknown:
-            decided = dict(zip(unknown, engine.can_retrieve(actor, list(unknown.values())), strict=True))
-            with self._gates_lock:
-                if len(known) + len(decided) > REMEMBERED_DOCUMENT_DECISIONS:
-                    known.clear()
-                known.update((key, decision.allowed) for key, decision in decided.items())
-            verdicts = [
-                decided[key].allowed if verdict is None else verdict
-                for key, verdict in zip(keys, verdicts, strict=True)
-            ]
-        return [bool(verdict) for verdict in verdicts]
+        if not unknown:
+            return [bool(verdict) for verdict in verdicts]
+        decided = dict(zip(unknown, engine.can_retrieve(actor, list(unknown.values())), strict=True))
+        with self._gates_lock:
+            if sum(map(len, by_user.values())) + len(decided) > REMEMBERED_DOCUMENT_DECISIONS:
+                by_user.clear()
+                known = by_user.setdefault(actor, {})
+            known.update((key, decision.allowed) for key, decision in decided.items())
+        return [
+            decided[key].allowed if verdict is None else verdict for key, verdict in zip(keys, verdicts, strict=True)
+        ]
 
     def can_search(self, engine: PolicyEngine, actor: Actor, spec: LeafSpec | RouterSpec) -> Decision:
         """The search gate of ``spec`` for ``actor``, remembered per engine: a decision depends only on the user's
