@@ -45,7 +45,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
 )
 from clinrag.retrieve.hybrid import Retrieval, dense_text
-from clinrag.retrieve.query import understand
+from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import SearchFilters
 
@@ -260,13 +260,21 @@ class FederationRoot:
         )
         body = request.model_dump_json().encode()
         client = self._client()
-        results = await asyncio.gather(*(self._ask(client, org, body, token) for org in self.orgs))
+        asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in self.orgs]
+        await asyncio.sleep(0)  # the requests go out first; the question is understood while the nodes search
+        understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
+        answers = await asyncio.gather(*asks)
         fanned_out = time.perf_counter() - started
-        retrieval = self._merge(question, request, list(results))
+        results = [result for result, _ in answers]
+        retrieval = self._merge(request, understanding, answers)
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
         return FederatedRetrieval(retrieval, list(results))
 
-    async def _ask(self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str) -> OrgResult:
+    async def _ask(
+        self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str
+    ) -> tuple[OrgResult, Candidates | None]:
+        """One organisation's result and, when usable, its candidates (rebuilt as soon as its reply arrives, while
+        slower organisations are still searching)."""
         started = time.perf_counter()
         try:
             result = await asyncio.wait_for(self._exchange(client, org, body, token), self.federation.timeout)
@@ -275,7 +283,11 @@ class FederationRoot:
         except (aiohttp.ClientError, OSError) as exc:
             result = OrgResult(org, OrgStatus.UNREACHABLE, type(exc).__name__)
         result.seconds = time.perf_counter() - started
-        return result
+        reply = result.response
+        if not result.usable or reply is None:
+            return result, None
+        vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
+        return result, candidates_from_hits(reply.candidates, vectors, reply.ranked_only)
 
     async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
@@ -307,26 +319,28 @@ class FederationRoot:
             return OrgResult(org, OrgStatus.DENIED, "denied by policy", response)
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
-    def _merge(self, question: str, request: RetrieveRequest, results: list[OrgResult]) -> Retrieval:
-        replies = [result.response for result in results if result.usable and result.response is not None]
+    def _merge(
+        self,
+        request: RetrieveRequest,
+        understanding: QueryUnderstanding,
+        answers: Sequence[tuple[OrgResult, Candidates | None]],
+    ) -> Retrieval:
+        replies = [
+            (result.response, found) for result, found in answers if result.response is not None and found is not None
+        ]
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped.
-        if any(reply.named_patient for reply in replies):
-            replies = [reply for reply in replies if reply.named_patient]
-        parts: list[Candidates] = []
-        query_vector = None
-        for reply in replies:
-            vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
-            parts.append(candidates_from_hits(reply.candidates, vectors, reply.ranked_only))
-            if query_vector is None and reply.query_vector:
-                query_vector = decode_vector(reply.query_vector)
-        merged = merge_candidates(parts, request.fetch_k)
+        if any(reply.named_patient for reply, _ in replies):
+            replies = [(reply, found) for reply, found in replies if reply.named_patient]
+        query_vector = next((decode_vector(reply.query_vector) for reply, _ in replies if reply.query_vector), None)
+        merged = merge_candidates([found for _, found in replies], request.fetch_k)
         hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
-        searching = [reply for reply in replies if reply.searched]
+        searching = [reply for reply, _ in replies if reply.searched]
         no_such_patient = bool(searching) and all(reply.no_such_patient for reply in searching) and not hits
+        results = [result for result, _ in answers]
         return Retrieval(
             tuple(hits),
-            understand(question, expand_abbreviations=self.settings.expand_abbreviations),
+            understanding,
             None,
             request.filters,
             no_such_patient=no_such_patient,
