@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -231,14 +230,11 @@ def merge_top_k(result_lists: Sequence[Sequence[tuple[str, float]]], k: int) -> 
         raise ValueError("k must not be negative")
     best: dict[str, float] = {}
     for results in result_lists:
+        _check_finite((score for _, score in results), "scores")
         for doc_id, score in results:
-            if not math.isfinite(score):
-                raise ValueError("scores must be finite numbers")
-            if score > best.get(doc_id, -math.inf):
+            if doc_id not in best or score > best[doc_id]:
                 best[doc_id] = score
-    # By id, then stably by score, best first: the order of (-score, id), with C comparisons only.
-    merged = sorted(best.items())
-    merged.sort(key=operator.itemgetter(1), reverse=True)
+    merged = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return merged[:k]
 
 
