@@ -93,12 +93,19 @@ def _other_embedder(handler: BaseHTTPRequestHandler) -> None:
     _send(handler, json.dumps({"node": "E", "embedder": "other-model:768", "hits": []}).encode())
 
 
+def _bad_vectors(handler: BaseHTTPRequestHandler) -> None:
+    """A well-formed reply from the right embedder whose vectors are not base64 of float32s."""
+    reply = {"node": "V", "embedder": EMBEDDER.id, "searched": ["V"], "vectors": {"x": "abc"}, "query_vector": "%%"}
+    _send(handler, json.dumps(reply).encode())
+
+
 @pytest.fixture
 def misbehaving() -> Iterator[dict[str, str]]:
-    """Loopback servers that hang, garble, flood, or answer with another embedder; and a port nobody serves."""
+    """Loopback servers that hang, garble, flood, answer with another embedder or with vectors that do not decode;
+    and a port nobody serves."""
     servers = []
     urls = {}
-    for name, behaviour in {"H": _hang, "G": _garbage, "F": _huge, "E": _other_embedder}.items():
+    for name, behaviour in {"H": _hang, "G": _garbage, "F": _huge, "E": _other_embedder, "V": _bad_vectors}.items():
         handler = type(f"Handler{name}", (_Misbehaving,), {"behaviour": staticmethod(behaviour)})
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
@@ -124,11 +131,12 @@ def test_bad_nodes_cost_a_flag_never_the_answer(federation: Federation, misbehav
     assert statuses["G"] == OrgStatus.FAILED
     assert statuses["F"] == OrgStatus.FAILED
     assert statuses["E"] == OrgStatus.INCOMPATIBLE
+    assert statuses["V"] == OrgStatus.FAILED
     assert statuses["D"] == OrgStatus.UNREACHABLE
     assert statuses["A"] == statuses["B"] == OrgStatus.ANSWERED
     assert len(result.retrieval.hits) == 5
     assert {hit.chunk.org for hit in result.retrieval.hits} <= {"A", "B"}
-    assert {entry.split(" ")[0] for entry in result.retrieval.unreachable} == {"H", "G", "F", "E", "D"}
+    assert {entry.split(" ")[0] for entry in result.retrieval.unreachable} == {"H", "G", "F", "E", "V", "D"}
 
 
 def test_the_answerer_names_who_was_searched_denied_and_unreachable(

@@ -124,6 +124,19 @@ class FederatedRetrieval:
     orgs: list[OrgResult] = field(default_factory=list)
 
 
+@dataclass
+class _Arrived:
+    """An organisation's result, with its candidates and query vector decoded when its reply is usable."""
+
+    result: OrgResult
+    candidates: Candidates | None = None
+    query_vector: Vectors | None = None
+
+    @property
+    def named_patient(self) -> bool:
+        return self.result.response is not None and self.result.response.named_patient
+
+
 class FederationRoot:
     """Fans searches out to ``orgs``; ``embedder_id`` is the embedder every node must have built its index with."""
 
@@ -263,17 +276,14 @@ class FederationRoot:
         asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in self.orgs]
         await asyncio.sleep(0)  # the requests go out first; the question is understood while the nodes search
         understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
-        answers = await asyncio.gather(*asks)
+        arrived = list(await asyncio.gather(*asks))
         fanned_out = time.perf_counter() - started
-        results = [result for result, _ in answers]
-        retrieval = self._merge(request, understanding, answers)
+        retrieval = self._merge(request, understanding, arrived)
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
-        return FederatedRetrieval(retrieval, list(results))
+        return FederatedRetrieval(retrieval, [part.result for part in arrived])
 
-    async def _ask(
-        self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str
-    ) -> tuple[OrgResult, Candidates | None]:
-        """One organisation's result and, when usable, its candidates (rebuilt as soon as its reply arrives, while
+    async def _ask(self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str) -> _Arrived:
+        """One organisation's result and, when usable, its candidates, rebuilt as soon as its reply arrives (while
         slower organisations are still searching)."""
         started = time.perf_counter()
         try:
@@ -285,9 +295,13 @@ class FederationRoot:
         result.seconds = time.perf_counter() - started
         reply = result.response
         if not result.usable or reply is None:
-            return result, None
-        vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
-        return result, candidates_from_hits(reply.candidates, vectors, reply.ranked_only)
+            return _Arrived(result)
+        try:
+            vectors = {cid: decode_vector(text) for cid, text in reply.vectors.items()}
+            query_vector = decode_vector(reply.query_vector) if reply.query_vector else None
+        except ValueError:  # not base64 of float32s: a reply that parsed but cannot be used
+            return _Arrived(OrgResult(org, OrgStatus.FAILED, "malformed reply", seconds=result.seconds))
+        return _Arrived(result, candidates_from_hits(reply.candidates, vectors, reply.ranked_only), query_vector)
 
     async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
@@ -319,25 +333,18 @@ class FederationRoot:
             return OrgResult(org, OrgStatus.DENIED, "denied by policy", response)
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
-    def _merge(
-        self,
-        request: RetrieveRequest,
-        understanding: QueryUnderstanding,
-        answers: Sequence[tuple[OrgResult, Candidates | None]],
-    ) -> Retrieval:
-        replies = [
-            (result.response, found) for result, found in answers if result.response is not None and found is not None
-        ]
+    def _merge(self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]) -> Retrieval:
+        usable = [part for part in arrived if part.candidates is not None]
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped.
-        if any(reply.named_patient for reply, _ in replies):
-            replies = [(reply, found) for reply, found in replies if reply.named_patient]
-        query_vector = next((decode_vector(reply.query_vector) for reply, _ in replies if reply.query_vector), None)
-        merged = merge_candidates([found for _, found in replies], request.fetch_k)
+        if any(part.named_patient for part in usable):
+            usable = [part for part in usable if part.named_patient]
+        query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
+        merged = merge_candidates([part.candidates for part in usable if part.candidates is not None], request.fetch_k)
         hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
-        searching = [reply for reply, _ in replies if reply.searched]
+        searching = [part.result.response for part in usable if part.result.response and part.result.response.searched]
         no_such_patient = bool(searching) and all(reply.no_such_patient for reply in searching) and not hits
-        results = [result for result, _ in answers]
+        results = [part.result for part in arrived]
         return Retrieval(
             tuple(hits),
             understanding,
