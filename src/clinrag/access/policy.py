@@ -207,7 +207,7 @@ class PolicyEngine:
 
 def _key_reader(depends: DocumentDependence) -> Callable[[Chunk], tuple[object, ...]]:
     """What a retrieve decision on a chunk depends on under these policies: the chunk id when a policy names it
-    (else None), then the attributes the policies read, in name order."""
+    (else None), then the chunk fields the attributes the policies read come from (`DOCUMENT_FIELDS`)."""
     names = sorted(DOCUMENT_ATTRIBUTES if depends.attributes is None else depends.attributes)
     # The raw fields, read in one C call: attributes are functions of them, so equal fields mean equal decisions.
     fields = operator.attrgetter(*(DOCUMENT_FIELDS[name] for name in names)) if names else None
