@@ -125,16 +125,20 @@ class FederatedRetrieval:
 
 
 @dataclass
+class _Usable:
+    """A usable reply with its candidates and query vector decoded."""
+
+    reply: RetrieveResponse
+    candidates: Candidates
+    query_vector: Vectors | None
+
+
+@dataclass
 class _Arrived:
-    """An organisation's result, with its candidates and query vector decoded when its reply is usable."""
+    """An organisation's result and, when its reply is usable, that reply decoded."""
 
     result: OrgResult
-    candidates: Candidates | None = None
-    query_vector: Vectors | None = None
-
-    @property
-    def named_patient(self) -> bool:
-        return self.result.response is not None and self.result.response.named_patient
+    usable: _Usable | None = None
 
 
 class FederationRoot:
@@ -301,7 +305,8 @@ class FederationRoot:
             query_vector = decode_vector(reply.query_vector) if reply.query_vector else None
         except ValueError:  # not base64 of float32s: a reply that parsed but cannot be used
             return _Arrived(OrgResult(org, OrgStatus.FAILED, "malformed reply", seconds=result.seconds))
-        return _Arrived(result, candidates_from_hits(reply.candidates, vectors, reply.ranked_only), query_vector)
+        found = candidates_from_hits(reply.candidates, vectors, reply.ranked_only)
+        return _Arrived(result, _Usable(reply, found, query_vector))
 
     async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
@@ -334,15 +339,15 @@ class FederationRoot:
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
     def _merge(self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]) -> Retrieval:
-        usable = [part for part in arrived if part.candidates is not None]
+        usable = [part.usable for part in arrived if part.usable is not None]
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped.
-        if any(part.named_patient for part in usable):
-            usable = [part for part in usable if part.named_patient]
+        if any(part.reply.named_patient for part in usable):
+            usable = [part for part in usable if part.reply.named_patient]
         query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
-        merged = merge_candidates([part.candidates for part in usable if part.candidates is not None], request.fetch_k)
+        merged = merge_candidates([part.candidates for part in usable], request.fetch_k)
         hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
-        searching = [part.result.response for part in usable if part.result.response and part.result.response.searched]
+        searching = [part.reply for part in usable if part.reply.searched]
         no_such_patient = bool(searching) and all(reply.no_such_patient for reply in searching) and not hits
         results = [part.result for part in arrived]
         return Retrieval(

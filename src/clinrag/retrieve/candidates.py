@@ -182,7 +182,8 @@ def _list_order(name: str) -> tuple[bool, bool, str]:
 
 
 def _scores_of(chunk_id: str, candidates: Candidates) -> dict[str, float]:
-    scores = {COSINE: _cosine(candidates, chunk_id), "dense": _cosine(candidates, chunk_id)}
+    cosine = _cosine(candidates, chunk_id)
+    scores = {COSINE: cosine, "dense": cosine}
     for name, ranked in candidates.lists.items():
         for cid, score in ranked:
             if cid == chunk_id:
