@@ -14,6 +14,7 @@ from clinrag.generate.extractive import extract_answer
 from clinrag.generate.llm import OpenAIChatGenerator
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.retrieve.hybrid import Retriever
+from clinrag.retrieve.query import understand
 from clinrag.settings import AnswerSettings, RetrieveSettings
 from clinrag.types import Source
 
@@ -105,7 +106,7 @@ def test_an_instruction_inside_a_note_is_neither_followed_nor_quoted(tmp_path: P
 
 def test_extract_answer_labels_each_line_with_its_patient() -> None:
     chunk = note_chunk(3, "Cy Moss", "Discharge Medications", "1. Apixaban 5 mg PO BID\n2. Metoprolol 25 mg PO DAILY")
-    text = extract_answer("What was Cy Moss sent home on?", [Source(number=1, chunk=chunk, score=1.0)])
+    text = extract_answer(understand("What was Cy Moss sent home on?"), [Source(number=1, chunk=chunk, score=1.0)])
     assert text.startswith("Cy Moss (3): ")
     assert text.endswith("[1]")
     assert "Apixaban" in text

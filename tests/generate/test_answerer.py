@@ -140,7 +140,7 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
 
 def test_a_question_for_a_kind_of_information_needs_no_specific_term() -> None:
     answerer, _ = _answerer([MEDS], "Ada Stone was discharged on apixaban 5 mg twice daily [1].")
-    assert question_terms("What was Ada Stone sent home on?", [ADA]) == frozenset()
+    assert question_terms(understand("What was Ada Stone sent home on?"), [ADA]) == frozenset()
     assert not answerer.answer("What was Ada Stone sent home on?").abstained
 
 
@@ -257,7 +257,7 @@ def test_extractive_lines_are_grouped_by_patient_in_order_of_best_rank() -> None
         note_chunk(2, "Ben Rook", "Discharge Medications", "Atorvastatin 40 mg PO QPM"),
     ]
     sources = [Source(number=n, chunk=chunk, score=1.0) for n, chunk in enumerate(ranked, 1)]
-    text = extract_answer("Which medications were these patients sent home on?", sources)
+    text = extract_answer(understand("Which medications were these patients sent home on?"), sources)
     assert text.splitlines() == [
         "Ada Stone (1): Discharge Medications: Apixaban 5 mg PO BID [1]",
         "Ada Stone (1): Discharge Medications: Metoprolol 25 mg PO DAILY [3]",

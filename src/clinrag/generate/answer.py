@@ -27,17 +27,20 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from clinrag.generate.citations import on_question, verify
-from clinrag.generate.extractive import extract_answer, question_terms
+from clinrag.generate.extractive import SUMMARY_SECTIONS, extract_answer, question_terms, summarise_admissions
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.hybrid import Retrieval
+from clinrag.retrieve.intent import ADMISSIONS_SUMMARY
+from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, SearchFilters, Source
 
 PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
+SUMMARY_SOURCES = 40  # stays an admissions summary can list
 _DECLINES = re.compile(
     r"not enough information|insufficient (?:information|evidence)|cannot (?:be )?(?:answer|determine)"
     r"|(?:do|does) not (?:contain|mention|provide|include) (?:the |any |enough )?(?:answer|information)",
@@ -99,15 +102,18 @@ class Answerer:
         cleaned_texts = {source.number: sanitize_source(source.chunk.text) for source in sources}
         quarantined = asked.quarantined + sum(found.quarantined for found in cleaned_texts.values())
         texts = {number: found.text for number, found in cleaned_texts.items() if found.text}
+        understanding = retrieval.understanding
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
-        terms = question_terms(cleaned, [*names, *given])
+        terms = question_terms(understanding, [*names, *given])
         if terms and not any(terms & set(tokenize(text)) for text in texts.values()):
             reason = f"No retrieved record mentions what the question asks about ({_listing(terms)})."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if understanding.fact_kind == ADMISSIONS_SUMMARY:
+            return self._summary(question, retrieval, filters, timings, quarantined)
 
         started = time.perf_counter()
-        draft = self._draft(cleaned, sources, texts, on_token, names)
+        draft = self._draft(cleaned, understanding, sources, texts, on_token, names)
         timings["generate"] = time.perf_counter() - started
         if not draft.strip() or _DECLINES.search(draft):
             reason = "The accessible records do not answer the question."
@@ -116,13 +122,16 @@ class Answerer:
         started = time.perf_counter()
         headers = {n: provenance(sources[n - 1].chunk) for n in texts}
         semantic = self.embedder if self.settings.semantic_support else None
-        checked = on_question(verify(draft, texts, self.settings.support_threshold, semantic, headers), terms, texts)
+        sections = {n: sources[n - 1].chunk.section for n in texts}
+        verified = verify(draft, texts, self.settings.support_threshold, semantic, headers)
+        checked = on_question(verified, terms, texts, understanding.sections, sections)
         timings["verify"] = time.perf_counter() - started
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
             reason = "No sentence of the draft answer was supported by the sources it cited."
             if checked.off_question:
-                reason = f"No supported sentence of the draft answer cites a record about {_listing(terms)}."
+                about = _listing(terms) if terms else " or ".join(understanding.sections).lower()
+                reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
         return Answer(
@@ -140,9 +149,56 @@ class Answerer:
             timings=timings,
         )
 
+    def _summary(
+        self,
+        question: str,
+        retrieval: Retrieval,
+        filters: SearchFilters | None,
+        timings: dict[str, float],
+        quarantined: int,
+    ) -> Answer:
+        """Every admission of the named patient the asker may see, in date order, each cited (no model: listing
+        stays is not a task to hand to a generator). The stays come from a second search of the same question in
+        the sections an admission is summarised by, so none is left out for want of a place in the top k."""
+        started = time.perf_counter()
+        patients = tuple(sorted({hit.chunk.subject_id for hit in retrieval.hits if hit.chunk.subject_id is not None}))
+        if len(patients) != 1:
+            reason = "A summary of admissions needs one patient, named in full or by identifier."
+            return self._abstain(question, reason, timings, retrieval=retrieval)
+        narrowed = (filters or SearchFilters()).model_copy(
+            update={"subject_ids": patients, "sections": SUMMARY_SECTIONS}
+        )
+        stays = self.searcher.retrieve(retrieval.understanding.text, narrowed, k=SUMMARY_SOURCES)
+        timings["retrieve"] += time.perf_counter() - started
+        sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(stays.hits, 1))
+        draft = summarise_admissions(sources)
+        if not draft:
+            reason = "No accessible record summarises an admission of this patient."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
+        headers = {n: provenance(sources[n - 1].chunk) for n in texts}
+        checked = verify(draft, texts, self.settings.support_threshold, None, headers)
+        kept = self._kept(checked.sentences)
+        supported = [s for s in checked.sentences if s.supported]
+        return Answer(
+            question=question,
+            text=self._text(kept),
+            generator="extractive",
+            sentences=tuple(kept),
+            sources=sources,
+            cited=tuple(sorted({n for s in supported for n in s.citations})),
+            support=round(len(supported) / max(len(checked.sentences), 1), 4),
+            valid_citations=sum(len(s.citations) for s in checked.sentences),
+            invalid_citations=checked.invalid_citations,
+            unsupported_sentences=len(checked.sentences) - len(supported),
+            quarantined_spans=quarantined,
+            timings=timings,
+        )
+
     def _draft(
         self,
         question: str,
+        understanding: QueryUnderstanding,
         sources: Sequence[Source],
         texts: dict[int, str],
         on_token: Callable[[str], None] | None,
@@ -150,7 +206,7 @@ class Answerer:
     ) -> str:
         given = [source for source in sources if source.number in texts]
         if self.generator is None:
-            draft = extract_answer(question, given, names=names)
+            draft = extract_answer(understanding, given, names=names)
             if on_token is not None and draft:
                 on_token(draft)
             return draft

@@ -191,7 +191,13 @@ def _semantic_support(
     return found
 
 
-def on_question(checked: Verification, terms: Iterable[str], sources: Mapping[int, str]) -> Verification:
+def on_question(
+    checked: Verification,
+    terms: Iterable[str],
+    sources: Mapping[int, str],
+    wanted_sections: Sequence[str] = (),
+    sections: Mapping[int, str | None] | None = None,
+) -> Verification:
     """``checked`` with every supported sentence whose cited sources mention none of ``terms`` (the question's
     specific words, :func:`clinrag.generate.extractive.question_terms`) set unsupported and counted as off-question.
 
@@ -202,6 +208,10 @@ def on_question(checked: Verification, terms: Iterable[str], sources: Mapping[in
     warfarin 5 mg [1]", citing a list that holds apixaban 5 mg, would otherwise pass both checks. No terms (the
     question asks for a kind of information, "what was she sent home on?"): every sentence is on the question.
     A sentence keeps its support score; only ``supported`` changes.
+
+    When the question names no thing but asks for a kind of fact held in some sections (``wanted_sections``: "what
+    procedure did she undergo?") and some given source comes from them (``sections``: number → section), a
+    sentence must cite one of those: a discharge medication list does not answer a question about a procedure.
 
     Example:
         >>> sources = {1: "Discharge Medications: Apixaban 5 mg PO BID"}
@@ -215,9 +225,13 @@ def on_question(checked: Verification, terms: Iterable[str], sources: Mapping[in
         True
     """
     wanted = set(terms)
-    if not wanted:
+    sections = sections or {}
+    if wanted:
+        mentions = {number: bool(wanted & set(tokenize(text))) for number, text in sources.items()}
+    elif wanted_sections and any(section in wanted_sections for section in sections.values()):
+        mentions = {number: sections.get(number) in wanted_sections for number in sources}
+    else:
         return checked
-    mentions = {number: bool(wanted & set(tokenize(text))) for number, text in sources.items()}
     kept: list[AnswerSentence] = []
     off = 0
     for sentence in checked.sentences:

@@ -1,19 +1,22 @@
 """The extractive answerer: no model, deterministic, fast. It quotes the source lines that answer the question,
 one per line, each labelled with its patient and followed by its citation.
 
-A line answers when it shares content words with the question (after the same lay-word and abbreviation
-expansion BM25 uses) or comes from a section the question asks about; short lists (medications, diagnoses) are
-quoted whole. When the question names a specific thing (a drug, a condition, a test), only sources and lines
-that mention it qualify, so related-but-irrelevant hits give an abstention rather than an off-target quote.
+It works from the question as read once by retrieval (`clinrag.retrieve.query.QueryUnderstanding`: the kind of
+fact asked, the sections that hold it, the clinical things named), never from the question's literal words alone.
+Lines come from the sections the question asks about (short lists — medications, diagnoses — quoted whole); when
+the question names a specific thing (a drug, a condition, a test), only the admissions that mention it qualify,
+so related-but-irrelevant hits give an abstention rather than an off-target quote. A question about complications
+quotes the lines that report one, never an "uncomplicated" that another line of the same stay contradicts.
 Lines are taken from the sources in rank order, at most ``max_lines`` in all, and grouped by patient (or, for
 sources about no patient, by organisation): the group holding the best-ranked line comes first, and lines keep
 their rank order within a group.
 
 Example:
+    >>> from clinrag.retrieve.query import understand
     >>> from clinrag.types import Chunk, Source
     >>> chunk = Chunk.create(source_id="note:1-DS-1", org="A", dept="medicine", subject_id=7, note_id="1-DS-1",
     ...                      section="Allergies", text="Allergies: Penicillin (rash)")
-    >>> print(extract_answer("Is she allergic to anything?", [Source(number=1, chunk=chunk, score=1.0)]))
+    >>> print(extract_answer(understand("Is she allergic to anything?"), [Source(number=1, chunk=chunk, score=1.0)]))
     Patient 7: Allergies: Penicillin (rash) [1]
 """
 
@@ -21,11 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Final
 
 from clinrag.generate.sanitize import sanitize_source
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.query import understand
+from clinrag.retrieve.intent import KIND_SECTIONS
+from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.types import Source
 
 MAX_LINES: Final = 8
@@ -34,56 +39,20 @@ _SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|$)")
 _SHORT_LIST: Final = 400  # characters: a section this short is quoted whole
 
 
-_QUESTION_WORDS: Final = """
-    what which who whom whose when where why how does did do was were is are be been has have had any anything
-    anyone everyone everybody all patient patients person people list show tell give find name named find see
-    dose doses take takes taking taken took get got go went gone come came leave left sent send home hospital
-    stay stays admission admitted admit discharge discharged inpatient ward during while before after end start
-    kind type sort about also other else still ever currently recent latest last first time times day days year
-    years month months history background long term problem problems issue issues condition conditions
-    medications medicine medicines drug drugs pill pills prescription prescriptions prescribed regular usual
-    diagnosis diagnosed diagnoses final found wrong complication complications develop developed setback
-    setbacks go wrong operation operations procedure procedures surgery surgeries operated underwent performed
-    allergy allergies allergic react reaction reactions badly intolerance intolerances test tests result results
-    show showed reveal revealed investigation investigations workup imaging lab labs key stood out symptom
-    symptoms complaint complaining arrival reason bring brought lead led smoke smoking smoker tobacco drink
-    drinking alcohol habit habits live lives living situation social follow followup appointment instructions
-    take-home once back keep start started starting stop stopped stopping give given treat treated treatment
-    change changed switch switched increase increased decrease decreased reason because cause caused happen
-    happened occur occurred need needed use used new prior current much many often
-    health medical long-term leaving consume consumes themselves himself herself themself etoh
-"""
-GENERIC: Final[frozenset[str]] = frozenset(tokenize(_QUESTION_WORDS))
-"""Words that say what kind of thing is asked, not which thing; a line need not contain them. (``etoh`` is here
-because query understanding adds it for "drink" and "alcohol", which are kinds of information too.)"""
-
-
-def specific_terms(question: str, lexical_text: str) -> frozenset[str]:
-    """The words that name the thing asked about (a drug, a condition, a test), with their expansions; empty when
-    the question only names a kind of information ("What was she sent home on?").
+def question_terms(understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
+    """The clinical things ``understanding``'s question names (:attr:`QueryUnderstanding.things`), less the words of
+    ``names`` (the patients it names, or whose records answer it: they are filters, not things to find). Empty
+    when the question only names a kind of information ("What procedure did she undergo?").
 
     Example:
-        >>> sorted(specific_terms("Was Ada sent home on warfarin?", "Was Ada sent home on warfarin? discharge"))
-        ['ada', 'warfarin']
-    """
-    return frozenset(tokenize(lexical_text)) - GENERIC
-
-
-def question_terms(question: str, names: Iterable[str] = ()) -> frozenset[str]:
-    """The :func:`specific_terms` of ``question`` (after query understanding), less the words of ``names`` (the
-    patients it names, or whose records answer it: they are filters, not things to find). Empty when the question
-    only names a kind of information. The extractive answerer quotes only lines holding one of these terms, and
-    verification holds every generator to the same test (:mod:`clinrag.generate.answer`).
-
-    Example:
-        >>> sorted(question_terms("What dose of warfarin was Ada Stone discharged on?", ["Ada Stone"]))
+        >>> from clinrag.retrieve.query import understand
+        >>> sorted(question_terms(understand("What dose of warfarin was Ada Stone discharged on?"), ["Ada Stone"]))
         ['warfarin']
-        >>> question_terms("What was Ada Stone sent home on?", ["Ada Stone"])
+        >>> question_terms(understand("What procedure did Ada Stone undergo?"), ["Ada Stone"])
         frozenset()
     """
-    understanding = understand(question)
     named = {token for name in names for token in tokenize(name)}
-    return specific_terms(question, understanding.lexical_text) - named
+    return understanding.things - named
 
 
 def _lines(text: str) -> list[str]:
@@ -104,40 +73,109 @@ def _label(source: Source) -> str:
 _NUMBERED = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•])\s+")
 
 
+_SUBHEADING = re.compile(
+    r"^(?:primary|secondary|principal|active|chronic|resolved)(?: diagnos[ie]s)?:?$", re.IGNORECASE
+)
+
+
 def _as_one_line(text: str) -> str:
-    """A short section on one line: list items joined with "; " and their numbers or bullets dropped.
+    """A short section on one line: list items joined with "; ", their numbers or bullets dropped, and sub-headings
+    ("Primary:", "Secondary:") kept as labels of the items after them.
 
     Example:
         >>> _as_one_line("Discharge Medications: 1. Aspirin 81 mg\\n2. Apixaban 5 mg BID")
         'Discharge Medications: Aspirin 81 mg; Apixaban 5 mg BID'
+        >>> _as_one_line("Discharge Diagnosis:\\nPrimary:\\nhip fracture\\n\\nSecondary:\\nHTN\\nCKD")
+        'Discharge Diagnosis: Primary: hip fracture; Secondary: HTN; CKD'
     """
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     head, *items = lines
-    if ":" in head:
+    if ":" in head and not _SUBHEADING.match(head):
         label, first = head.split(":", 1)
         items = [first, *items] if first.strip() else items
         head = label + ":"
     else:
         items, head = [head, *items], ""
-    cleaned = [_NUMBERED.sub("", " ".join(item.split())) for item in items]
-    return (head + " " + "; ".join(c for c in cleaned if c)).strip()
+    groups: list[tuple[str, list[str]]] = [("", [])]
+    for item in items:
+        cleaned = _NUMBERED.sub("", " ".join(item.split()))
+        if _SUBHEADING.match(cleaned):
+            groups.append((cleaned.rstrip(":").capitalize() + ":", []))
+        elif cleaned:
+            groups[-1][1].append(cleaned)
+    body = "; ".join(" ".join(filter(None, (label, "; ".join(found)))) for label, found in groups if found)
+    return (head + " " + body).strip()
+
+
+_COMPLICATION_CUE = re.compile(
+    r"\bcomplicat\w*\b|\bdevelop\w*|\bnew(?:ly)?\b|\bpost-?op\w*|\bpostoperative|\bconsistent with\b"
+    r"|\b(?:rose|fell|dropped|increased|decreased) (?:to|from)\b|\bepisode|\brequir\w*|\btransfus\w*"
+    r"|\btreated (?:with|for)\b|\bdue to\b|\bresolved\b|\bon (?:pod|day|hd)\s?#?\d",
+    re.IGNORECASE,
+)
+_NO_COMPLICATION = re.compile(
+    r"\b(?:un|non-?)complicated\b|\bwithout (?:any )?(?:\w+ )?complications?\b|\bno (?:\w+ )?complications?\b"
+    r"|\bcomplications?: none\b",
+    re.IGNORECASE,
+)
+
+
+def denies_complication(line: str) -> bool:
+    """Whether ``line`` states that something went without complication ("uncomplicated", "without complication").
+
+    Example:
+        >>> denies_complication("He underwent CABG x3 without complication.")
+        True
+        >>> denies_complication("Course was complicated by AF.")
+        False
+    """
+    return _NO_COMPLICATION.search(line) is not None
 
 
 def extract_answer(
-    question: str, sources: Sequence[Source], max_lines: int = MAX_LINES, names: Iterable[str] = ()
+    understanding: QueryUnderstanding,
+    sources: Sequence[Source],
+    max_lines: int = MAX_LINES,
+    names: Iterable[str] = (),
 ) -> str:
-    """A cited answer quoting the lines of ``sources`` that answer ``question`` ("" when none does); ``names``
-    are the patient names the question mentions (they are filters, not things to find in a line). A line quoted
-    from several sources (the same allergy in two stays) is written once with all its citations."""
-    understanding = understand(question)
+    """A cited answer quoting the lines of ``sources`` that answer the question read as ``understanding`` ("" when
+    none does); ``names`` are the patient names the question mentions (they are filters, not things to find in a
+    line). A line quoted from several sources (the same allergy in two stays) is written once with all its
+    citations.
+
+    The question's clinical things (:func:`question_terms`) choose the admissions it is about: a source counts only
+    if a source of the same admission mentions one. Within them, the lines are those of the sections the question
+    asks about — short sections quoted whole — that mention a thing, or, for a question about complications, the
+    lines that report one: a line saying that something went without complication is quoted only when no line of
+    that admission reports a complication (it would contradict the record)."""
     wanted = set(tokenize(understanding.lexical_text))
     sections = set(understanding.sections)
-    specific = question_terms(question, [*names, *(source.chunk.patient_name or "" for source in sources)])
-    if sections and any(source.chunk.section in sections for source in sources):
-        sources = [source for source in sources if source.chunk.section in sections]
+    specific = question_terms(understanding, [*names, *(source.chunk.patient_name or "" for source in sources)])
+    texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
+    if specific:
+        about = {_admission(s) for s in sources if specific & set(tokenize(texts[s.number]))}
+        sources = [source for source in sources if _admission(source) in about]
+    for wanted_sections in (set(KIND_SECTIONS.get(understanding.fact_kind or "", ())), sections):
+        if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
+            sources = [source for source in sources if source.chunk.section in wanted_sections]
+            break
+    complication = understanding.fact_kind == "complication"
+    reported = {
+        _admission(source)
+        for source in sources
+        if complication and any(_reports_complication(line) for line in _lines(texts[source.number]))
+    }
     chosen: dict[tuple[str, str], list[int]] = {}
     for source in sources:
-        for line in _picked_lines(source, wanted, specific, sections):
+        text = texts[source.number]
+        if complication:
+            lines = _complication_lines(text, negations=_admission(source) not in reported)
+        else:
+            lines = _picked_lines(source, text, wanted, specific, sections, understanding.about_patients)
+        section = source.chunk.section
+        for found in lines:
+            # labelled with its section: "Past Medical History: stroke" is not a stroke now
+            line = found if not section or found.startswith(section) else f"{section}: {found.lstrip('-*• ')}"
             key = (_label(source), line)
             if key not in chosen and len(chosen) >= max_lines:
                 break
@@ -145,6 +183,97 @@ def extract_answer(
     return "\n".join(
         f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in _grouped(chosen)
     )
+
+
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:no|not|never|without|denies|denied|negative for|ruled out|r/o|rule out|free of|absence of|no evidence of"
+    r"|no signs? of|signs? of|symptoms? of|risk of|prevent\w*|prophylaxis (?:for|against)|concern for|to exclude"
+    r"|call (?:for|if)|return (?:for|if)|watch for)\b[^.;:]{0,40}$",
+    re.IGNORECASE,
+)
+_NEGATED_AFTER = re.compile(r"^[^.;:]{0,30}\b(?:was|were|is|has been) (?:ruled out|excluded|unlikely)\b", re.IGNORECASE)
+
+
+def affirms(line: str, terms: frozenset[str]) -> bool:
+    """Whether ``line`` states one of ``terms`` as a fact about the patient: a mention that is negated ("no
+    evidence of stroke", "stroke was ruled out"), hedged or hypothetical ("signs of stroke", "risk of DVT", "call
+    for chest pain") does not count.
+
+    Example:
+        >>> affirms("Admitted with right MCA ischemic stroke.", frozenset({"stroke"}))
+        True
+        >>> affirms("Call 911 for signs of stroke such as facial droop.", frozenset({"stroke"}))
+        False
+    """
+    lowered = line.lower()
+    for term in terms:
+        for match in re.finditer(rf"\b{re.escape(term)}\w*", lowered):
+            before, after = lowered[: match.start()], lowered[match.end() :]
+            if not _NEGATED_BEFORE.search(before) and not _NEGATED_AFTER.search(after):
+                return True
+    return False
+
+
+def _admission(source: Source) -> tuple[int | None, int | str | None]:
+    chunk = source.chunk
+    return chunk.subject_id, chunk.hadm_id or chunk.note_id
+
+
+def _reports_complication(line: str) -> bool:
+    return _COMPLICATION_CUE.search(line) is not None and not denies_complication(line)
+
+
+def _complication_lines(text: str, negations: bool) -> list[str]:
+    """The lines of a hospital course that report a complication, or (``negations``) that say there was none."""
+    lines = _lines(text)
+    found = [line for line in lines if _reports_complication(line)]
+    if not found and negations:
+        found = [line for line in lines if denies_complication(line)]
+    return [line.rstrip() for line in found[:3]]
+
+
+def summarise_admissions(sources: Sequence[Source]) -> str:
+    """One cited line per admission of the sources, in date order: the date, the department, and the primary
+    discharge diagnosis (else the chief complaint) of that stay.
+
+    Example:
+        >>> from datetime import datetime
+        >>> from clinrag.types import Chunk, Source
+        >>> def chunk(section, text, hadm, when):
+        ...     return Chunk.create(source_id=f"note:{hadm}", org="A", dept="surgery", subject_id=7, hadm_id=hadm,
+        ...                         section=section, text=text, admittime=datetime(when, 1, 2))
+        >>> diagnosis = chunk("Discharge Diagnosis", "Discharge Diagnosis:\\nhip fracture", 2, 2021)
+        >>> complaint = chunk("Chief Complaint", "Chief Complaint:\\nchest pain", 1, 2019)
+        >>> sources = [Source(number=1, chunk=diagnosis, score=1), Source(number=2, chunk=complaint, score=1)]
+        >>> print(summarise_admissions(sources))
+        Patient 7: 2019-01-02 (surgery): Chief Complaint: chest pain [2]
+        Patient 7: 2021-01-02 (surgery): Discharge Diagnosis: hip fracture [1]
+    """
+    best: dict[int, Source] = {}
+    for source in sources:
+        hadm = source.chunk.hadm_id
+        if hadm is None or source.chunk.section not in _SUMMARY_SECTIONS:
+            continue
+        current = best.get(hadm)
+        if current is None or _SUMMARY_SECTIONS.index(source.chunk.section or "") < _SUMMARY_SECTIONS.index(
+            current.chunk.section or ""
+        ):
+            best[hadm] = source
+    ordered = sorted(best.values(), key=lambda s: (s.chunk.admittime or s.chunk.charttime or _EPOCH, s.number))
+    lines = []
+    for source in ordered:
+        chunk = source.chunk
+        when = chunk.admittime or chunk.charttime
+        date = when.date().isoformat() if when is not None else "date unknown"
+        text = _as_one_line(sanitize_source(chunk.text).text)
+        lines.append(f"{_label(source)}: {date} ({chunk.dept}): {text} [{source.number}]")
+    return "\n".join(lines)
+
+
+_SUMMARY_SECTIONS: Final = ("Discharge Diagnosis", "Chief Complaint")
+SUMMARY_SECTIONS: Final = _SUMMARY_SECTIONS
+"""The sections an admissions summary is made of, the preferred first."""
+_EPOCH: Final = datetime(1900, 1, 1)
 
 
 def _grouped(
@@ -163,15 +292,20 @@ def _grouped(
     return sorted(chosen.items(), key=lambda item: first[item[0][0]])
 
 
-def _picked_lines(source: Source, wanted: set[str], specific: frozenset[str], sections: set[str]) -> list[str]:
+def _picked_lines(
+    source: Source, text: str, wanted: set[str], specific: frozenset[str], sections: set[str], about_patients: bool
+) -> list[str]:
     """The lines of one source worth quoting (none when it is not about the thing asked)."""
-    text = sanitize_source(source.chunk.text).text
-    if not text or (specific and not specific & set(tokenize(text))):
+    if not text:
         return []
     in_section = source.chunk.section in sections
     if in_section and len(text) <= _SHORT_LIST:
         return [_as_one_line(text)]
     lines = [line for line in _lines(text) if not specific or specific & set(tokenize(line))]
+    if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
+        lines = [line for line in lines if affirms(line, specific)]
+    if specific and not lines and in_section and not about_patients:
+        lines = _lines(text)  # the admission is about the thing; this section of it answers the question
     scored = [(len(wanted & set(tokenize(line))), i, line) for i, line in enumerate(lines)]
     best = max((score for score, _, _ in scored), default=0)
     if best == 0 and not in_section:

@@ -39,7 +39,11 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Medications on Admission",),
     ),
     (r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit\w+ to", ("Allergies",)),
-    (r"diagnos\w*|found to have|what (?:was|is) wrong|final impression", ("Discharge Diagnosis",)),
+    (
+        r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|treated for|(?:admitted|hospitali[sz]ed)"
+        r" (?:for|with)|cared for with",
+        ("Discharge Diagnosis",),
+    ),
     (
         r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
@@ -81,7 +85,72 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
 )
 """Phrasings (regular expressions) and the sections that answer them, in reading order of a discharge summary."""
 
+FACT_KINDS: Final[dict[str, str]] = {
+    "Discharge Medications": "discharge_medications",
+    "Medications on Admission": "admission_medications",
+    "Allergies": "allergy",
+    "Discharge Diagnosis": "diagnosis",
+    "Major Surgical or Invasive Procedure": "procedure",
+    "Brief Hospital Course": "complication",
+    "Social History": "social",
+    "Pertinent Results": "results",
+    "Chief Complaint": "presentation",
+    "Past Medical History": "history",
+    "Family History": "family_history",
+    "Followup Instructions": "followup",
+    "Discharge Instructions": "instructions",
+    "Physical Exam": "exam",
+    "Discharge Disposition": "disposition",
+    "Discharge Condition": "condition",
+}
+"""The kind of fact each cue's first section stands for (``Brief Hospital Course`` alone: a complication)."""
+
+KIND_SECTIONS: Final[dict[str, tuple[str, ...]]] = {
+    kind: next(sections for _, sections in SECTION_CUES if sections[0] == section)
+    for section, kind in FACT_KINDS.items()
+}
+"""The sections that hold each kind of fact (a procedure: the procedure list and the hospital course)."""
+
+ADMISSIONS_SUMMARY: Final = "admissions_summary"
+_SUMMARY = re.compile(
+    r"\b(?:summar\w*|overview|outline|recap|list|timeline|history)\b.{0,60}\b(?:admissions|stays|hospitali[sz]ations"
+    r"|visits|encounters)\b|\b(?:admissions|stays|hospitali[sz]ations)\b.{0,30}\b(?:over (?:the|all) (?:years|time)"
+    r"|so far|to date|in order)|\b(?:every|each|all (?:of )?(?:(?:his|her|their|the) )?)(?:admissions?|hospital stays?"
+    r"|hospitali[sz]ations?)\b|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b",
+    re.IGNORECASE,
+)
+
 _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)
+
+
+def fact_kind(question: str) -> str | None:
+    """The kind of fact ``question`` asks for: :data:`ADMISSIONS_SUMMARY` for a summary of a patient's stays, else
+    the kind of the section cue that comes first in the question (:data:`FACT_KINDS`), else ``None``.
+
+    Example:
+        >>> fact_kind("What procedure did Ada Stone undergo?"), fact_kind("Summarize Ada's admissions over the years")
+        ('procedure', 'admissions_summary')
+    """
+    if _SUMMARY.search(question):
+        return ADMISSIONS_SUMMARY
+    found = [
+        (match.start(), FACT_KINDS[sections[0]]) for pattern, sections in _CUES if (match := pattern.search(question))
+    ]
+    return min(found)[1] if found else None  # the first thing named: "What follow-up … after discharge?"
+
+
+def cue_spans(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` says which sections it asks about: the words of these spans name a kind of information,
+    not a thing to find.
+
+    Example:
+        >>> q = "What procedure did Ada undergo?"
+        >>> [q[start:end] for start, end in cue_spans(q)]
+        ['procedure', 'undergo']
+    """
+    spans = [(match.start(), match.end()) for pattern, _ in _CUES for match in pattern.finditer(question)]
+    spans += [(match.start(), match.end()) for match in _SUMMARY.finditer(question)]
+    return sorted(spans)
 
 
 def section_intent(question: str) -> tuple[str, ...]:

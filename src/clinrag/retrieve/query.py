@@ -26,7 +26,9 @@ from typing import Final
 
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
-from clinrag.retrieve.intent import section_intent
+from clinrag.index.lexical import tokenize
+from clinrag.retrieve.intent import cue_spans, fact_kind, section_intent
+from clinrag.retrieve.vocabulary import correct_spelling, is_thing
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -34,6 +36,7 @@ __all__ = [
     "DateRange",
     "QueryUnderstanding",
     "asked_about",
+    "asked_things",
     "expand_abbreviations",
     "parse_date_range",
     "understand",
@@ -68,6 +71,17 @@ class QueryUnderstanding:
     everyday words and their clinical words, spelled-out terms and their abbreviations."""
     sections: tuple[str, ...] = ()
     """The note sections the question asks about (a soft preference, see :mod:`clinrag.retrieve.intent`)."""
+    fact_kind: str | None = None
+    """The kind of fact asked for (``allergy``, ``procedure``, ``complication``, ``admissions_summary`` …), see
+    :func:`clinrag.retrieve.intent.fact_kind`."""
+    things: frozenset[str] = frozenset()
+    """The BM25 tokens that name the clinical things the question is about (a drug, a condition, a test) with
+    their expansions; empty when it only names a kind of information. Patient names are still among them: who a
+    name refers to is known only where a registry resolves it."""
+    corrections: tuple[tuple[str, str], ...] = ()
+    """Misspelt words read as the words they were meant to be (``alergic`` → ``allergic``)."""
+    about_patients: bool = False
+    """The question asks which patients have something ("Who was treated for a stroke?"), not about one patient."""
 
 
 def understand(question: str, today: date | None = None, expand_abbreviations: bool = True) -> QueryUnderstanding:
@@ -83,20 +97,52 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         >>> found.lexical_text, found.latest_admission, found.expansions
         ('SOB shortness of breath in the last admission?', True, (('SOB', 'shortness of breath'),))
     """
+    read, corrections = correct_spelling(question)
     lexical, expansions = abbreviations.expand_abbreviations(question) if expand_abbreviations else (question, ())
+    for _, right in corrections:  # the words as written stay (they are what a citation quotes); corrections added
+        lexical += " " + right
+    expansions += corrections
     if expand_abbreviations:
         lexical, lay = _expand_lay_terms(lexical)
-        lexical, shortened = _add_abbreviations(question, lexical)
+        lexical, shortened = _add_abbreviations(read, lexical)
         expansions += lay + shortened
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
         date_range=parse_date_range(question, today or date.today()),
-        latest_admission=_LATEST_ADMISSION.search(question) is not None,
-        first_admission=_FIRST_ADMISSION.search(question) is not None,
+        latest_admission=_LATEST_ADMISSION.search(read) is not None,
+        first_admission=_FIRST_ADMISSION.search(read) is not None,
         expansions=expansions,
-        sections=section_intent(question),
+        sections=section_intent(read),
+        fact_kind=fact_kind(read),
+        things=asked_things(read, expansions),
+        corrections=corrections,
+        about_patients=asked_about(read) != read,
     )
+
+
+def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
+    """The tokens of ``question`` that name clinical things (:func:`clinrag.retrieve.vocabulary.is_thing`), outside
+    the phrases that say which section is asked about, with the expansions of those phrases' neighbours.
+
+    Example:
+        >>> sorted(asked_things("What procedure did she undergo for her hip fracture?"))
+        ['fracture', 'hip']
+        >>> asked_things("What follow-up was arranged for her after discharge?")
+        frozenset()
+    """
+    kept = question
+    for start, end in cue_spans(question):
+        kept = kept[:start] + " " * (end - start) + kept[end:]
+    written = {token for token in tokenize(kept) if is_thing(token)}
+    added = {
+        token
+        for found, meaning in expansions
+        if written & set(tokenize(found))
+        for token in tokenize(meaning)
+        if is_thing(token)
+    }
+    return frozenset(written | added)
 
 
 # --- questions about a set of patients ---------------------------------------------------------------------------

@@ -64,8 +64,7 @@ KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
 and the targets of spelling correction."""
 
-DRUG_WORDS: Final[frozenset[str]] = frozenset(
-    """
+_DRUG_WORDS_TEXT: Final = """
     coumadin warfarin lasix eliquis xarelto pradaxa plavix lipitor zocor crestor norvasc toprol lopressor coreg
     zestril cozaar diovan entresto lovenox heparin keppra dilantin depakote tegretol neurontin lyrica ativan xanax
     valium haldol seroquel zyprexa risperdal zoloft prozac lexapro celexa wellbutrin ambien tylenol motrin advil
@@ -75,8 +74,8 @@ DRUG_WORDS: Final[frozenset[str]] = frozenset(
     diprivan versed fentanyl levophed digoxin lanoxin cardizem cordarone jardiance farxiga ozempic trulicity
     januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort lithium
     methotrexate tacrolimus phenytoin clozapine amiodarone morphine oxycodone acetaminophen ibuprofen naloxone
-    """.split()
-)
+"""
+DRUG_WORDS: Final[frozenset[str]] = frozenset(_DRUG_WORDS_TEXT.split())
 """Drug names that English also knows or that carry no telltale stem (brands and older generics)."""
 
 _DRUG_STEMS: Final = (
@@ -172,7 +171,7 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         lowered = word.lower()
-        if len(word) < 4 or not word.isalpha() or word[0].isupper() and word.lower() != word:
+        if len(word) < 4 or not word.isalpha() or not word.islower():  # capitalised: maybe a name
             return word
         if lowered in KIND_WORDS or lowered in clinical_words() or _zipf(lowered) > 0.0:
             return word
