@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clinrag.ingest.chunking import pack_text, split_sentences, units_of
+from clinrag.ingest.chunking import pack_text, units_of
+from clinrag.ingest.sentences import split_sentences
 
 WORDS = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=30

@@ -1,58 +1,20 @@
-"""Sentence packing: split text into sentences and pack them into chunks of at most ``max_chars`` characters.
+"""Sentence packing: pack the sentences of a text into chunks of at most ``max_chars`` characters.
 
-A sentence is never split unless it alone is longer than ``max_chars``; then it is cut at spaces (or, for a
-single over-long token, at the limit). Line structure matters in clinical notes (medication lists, labelled
-lines), so a sentence that starts a new line is joined with a newline, others with a space. No non-space
-character is ever lost or reordered.
+Sentences come from :mod:`clinrag.ingest.sentences`. A sentence is never split unless it alone is longer than
+``max_chars``; then it is cut at spaces (or, for a single over-long token, at the limit). Line structure matters in
+clinical notes (medication lists, labelled lines), so a sentence that starts a new line is joined with a newline,
+others with a space. No non-space character is ever lost or reordered.
 
 Example:
-    >>> pack_text("Aspirin was started. Metoprolol was increased. Follow up in 2 weeks.", max_chars=45)
+    >>> pack_text("Aspirin was started. Metoprolol was increased. Follow up in 2 weeks.", max_chars=50)
     ['Aspirin was started. Metoprolol was increased.', 'Follow up in 2 weeks.']
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-ABBREVIATIONS = frozenset(
-    {
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "st",
-        "vs",
-        "e.g",
-        "i.e",
-        "approx",
-        "etc",
-        "no",
-        "pt",
-        "pts",
-        "inc",
-        "fig",
-        "al",
-        "q",
-        "p.o",
-        "b.i.d",
-        "t.i.d",
-        "q.d",
-        "h.s",
-        "a.m",
-        "p.m",
-        "hx",
-        "sx",
-        "dx",
-        "tx",
-        "yo",
-        "y.o",
-        "mg",
-        "ml",
-    }
-)
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9_#])")
-_LAST_WORD = re.compile(r"(\S+)$")
+from clinrag.ingest.sentences import sentence_spans
 
 
 @dataclass(frozen=True)
@@ -63,35 +25,17 @@ class Unit:
     starts_line: bool
 
 
-def split_sentences(line: str) -> list[str]:
-    """Split one line into sentences, not after abbreviations such as ``Dr.`` or ``e.g.``.
+def units_of(text: str) -> list[Unit]:
+    """The sentences of ``text`` (:func:`clinrag.ingest.sentences.sentence_spans`), marking those that start a line.
 
     Example:
-        >>> split_sentences("Seen by Dr. ___ today. Plan: discharge.")
-        ['Seen by Dr. ___ today.', 'Plan: discharge.']
+        >>> [(unit.text, unit.starts_line) for unit in units_of("Seen by Dr. ___. Plan: home.\\n- Aspirin")]
+        [('Seen by Dr. ___.', True), ('Plan: home.', False), ('- Aspirin', True)]
     """
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(line):
-        candidate = line[start : match.start()]
-        last = _LAST_WORD.search(candidate)
-        word = last.group(1).rstrip(".!?\"')]").lower() if last else ""
-        if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-            continue
-        sentences.append(candidate.strip())
-        start = match.end()
-    tail = line[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return [sentence for sentence in sentences if sentence]
-
-
-def units_of(text: str) -> list[Unit]:
-    """The sentences of ``text``, line by line, marking those that start a line."""
     units: list[Unit] = []
-    for line in text.split("\n"):
-        for position, sentence in enumerate(split_sentences(line)):
-            units.append(Unit(sentence, starts_line=position == 0))
+    for start, end in sentence_spans(text):
+        line_start = text.rfind("\n", 0, start) + 1
+        units.append(Unit(text[start:end], starts_line=not text[line_start:start].strip()))
     return units
 
 

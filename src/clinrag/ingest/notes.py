@@ -89,7 +89,9 @@ _HEADER_LINE = re.compile(
     r"^[ \t]*(?:Name|Unit No|Admission Date|Discharge Date|Date of Birth|Sex|Attending)[ \t]*:", re.IGNORECASE
 )
 _SERVICE = re.compile(r"^[ \t]*Service[ \t]*:[ \t]*(?P<service>.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•#]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•–#]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
+# A heading written on its own line ("CHRONIC ISSUES:", "Imaging / studies:"): capitalised, a few words, then a colon.
+_HEADING_LINE = re.compile(r"^\s*[A-Z][A-Za-z0-9/&()#'-]*(?:[ \t]+[A-Za-z0-9/&()#'-]+){0,5}[ \t]*:\s*$")
 _LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9 /&()#'-]{0,40}:(?:\s|$)")
 _TIMED_LINE = re.compile(r"^\s*___ \d{1,2}:\d{2}")  # lab lines start with a de-identified date and a time
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]?$")
@@ -131,11 +133,21 @@ def scrub_header(text: str) -> str:
     return "".join(kept)
 
 
+def _starts_unit(line: str) -> bool:
+    """Whether a line begins a unit of its own: a list item, a heading (known or ``Short Label:``), a timed lab."""
+    return bool(
+        _LIST_ITEM.match(line)
+        or _TIMED_LINE.match(line)
+        or _HEADING_LINE.match(line)
+        or (":" in line and _HEADING.match(line))
+    )
+
+
 def _joins(previous: str, following: str) -> bool:
     """Whether a line break between these two lines is a hard wrap inside a sentence."""
     if not previous.strip() or not following.strip():
         return False
-    if _LIST_ITEM.match(following) or _TIMED_LINE.match(following) or (":" in following and _HEADING.match(following)):
+    if _starts_unit(following):
         return False
     if previous.rstrip().endswith(":"):
         return False
