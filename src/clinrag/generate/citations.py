@@ -26,13 +26,13 @@ import numpy as np
 
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
+from clinrag.ingest import sentences as note_sentences
 from clinrag.types import AnswerSentence
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=(?:\[\d|[A-Z0-9\"'(*-]))|\n+")
 _LEADING_MARKERS = re.compile(r"^((?:\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])+)\s*")
 _LIST_NUMBER_END = re.compile(r"(?:^|\s)\d{1,3}\.$")
-_SOURCE_SENTENCE = re.compile(r"[^\n.!?]+[.!?]?")
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def lexical_support(sentence: str, source: str) -> float:
 
 
 def _source_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SOURCE_SENTENCE.findall(text) if len(s.strip()) > 2] or [text]
+    return [s for s in note_sentences.split_sentences(text) if len(s) > 2] or [text]
 
 
 def verify(

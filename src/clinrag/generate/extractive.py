@@ -29,13 +29,12 @@ from typing import Final
 
 from clinrag.generate.sanitize import sanitize_source
 from clinrag.index.lexical import tokenize
+from clinrag.ingest.sentences import split_sentences
 from clinrag.retrieve.intent import KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.types import Source
 
 MAX_LINES: Final = 8
-_LINE = re.compile(r"[^\n]+")
-_SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|$)")
 _SHORT_LIST: Final = 400  # characters: a section this short is quoted whole
 
 
@@ -56,11 +55,8 @@ def question_terms(understanding: QueryUnderstanding, names: Iterable[str] = ())
 
 
 def _lines(text: str) -> list[str]:
-    """Sentences of a source, one per line or sentence, stripped."""
-    out: list[str] = []
-    for line in _LINE.findall(text):
-        out += [s.strip() for s in _SENTENCE.findall(line.strip()) if s.strip()]
-    return out
+    """Sentences of a source (list items and heading lines on their own), by the clinical sentence splitter."""
+    return split_sentences(text)
 
 
 def _label(source: Source) -> str:
@@ -108,11 +104,16 @@ def _as_one_line(text: str) -> str:
 
 
 _COMPLICATION_CUE = re.compile(
-    r"\bcomplicat\w*\b|\bdevelop\w*|\bnew(?:ly)?\b|\bpost-?op\w*|\bpostoperative|\bconsistent with\b"
-    r"|\b(?:rose|fell|dropped|increased|decreased) (?:to|from)\b|\bepisode|\brequir\w*|\btransfus\w*"
-    r"|\btreated (?:with|for)\b|\bdue to\b|\bresolved\b|\bon (?:pod|day|hd)\s?#?\d",
+    r"\bcomplicat\w* by\b|\bcourse (?:was )?complicated\b|\bdevelop\w*|\bnew(?:-onset| onset)?\s+(?!medications?\b)\w+"
+    r"|\bconsistent with\b|\bfelt to be\b|\bepisodes? of\b|\btransfus\w*"
+    r"|\b(?:rose|fell|dropped|drifted|increased|decreased) (?:to|from)\b",
     re.IGNORECASE,
 )
+"""Phrasings that report a complication in a hospital course."""
+_WEAK_COMPLICATION_CUE = re.compile(
+    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b", re.IGNORECASE
+)
+"""Phrasings that may report one, taken only when no line has a clearer one."""
 _NO_COMPLICATION = re.compile(
     r"\b(?:un|non-?)complicated\b|\bwithout (?:any )?(?:\w+ )?complications?\b|\bno (?:\w+ )?complications?\b"
     r"|\bcomplications?: none\b",
@@ -224,11 +225,13 @@ def _reports_complication(line: str) -> bool:
 
 
 def _complication_lines(text: str, negations: bool) -> list[str]:
-    """The lines of a hospital course that report a complication, or (``negations``) that say there was none."""
-    lines = _lines(text)
-    found = [line for line in lines if _reports_complication(line)]
+    """The lines of a hospital course that report a complication (clear phrasings first, the weaker ones only when
+    there is none), or, with ``negations``, that say there was none."""
+    lines = [line for line in _lines(text) if not denies_complication(line)]
+    found = [line for line in lines if _COMPLICATION_CUE.search(line)]
+    found = found or [line for line in lines if _WEAK_COMPLICATION_CUE.search(line)]
     if not found and negations:
-        found = [line for line in lines if denies_complication(line)]
+        found = [line for line in _lines(text) if denies_complication(line)]
     return [line.rstrip() for line in found[:3]]
 
 
