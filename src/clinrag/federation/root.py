@@ -46,6 +46,7 @@ from clinrag.retrieve.candidates import (
 )
 from clinrag.retrieve.hybrid import Retrieval, dense_text
 from clinrag.retrieve.query import QueryUnderstanding, understand
+from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import SearchFilters
 
@@ -415,6 +416,10 @@ class FederatedSearcher:
         self.token = token
         self.mode = mode
         self.last: FederatedRetrieval | None = None
+
+    def scope_names(self) -> ScopeNames:
+        """The federation's organisations (code → label, "Hospital A") and the specialties a question may name."""
+        return ScopeNames(orgs={org.org: org.label for org in self.root.orgs}, depts=tuple(SPECIALTY_VARIANTS))
 
     def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
         """The federated retrieval of ``question``; the organisations' statuses stay in `last`."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from clinrag.generate.citations import on_question, verify
 from clinrag.generate.extractive import SUMMARY_SECTIONS, extract_answer, question_terms, summarise_admissions
@@ -36,6 +36,7 @@ from clinrag.index.lexical import tokenize
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY
 from clinrag.retrieve.query import QueryUnderstanding
+from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, SearchFilters, Source
 
@@ -56,8 +57,21 @@ class Searcher(Protocol):
         ...
 
 
+@runtime_checkable
+class Scoped(Protocol):
+    """A searcher that knows the hospitals and departments it can search (a question may name them)."""
+
+    def scope_names(self) -> ScopeNames:
+        """The organisations (code → label) and departments this searcher reaches."""
+        ...
+
+
 class Answerer:
-    """Answers questions from a searcher's hits with the configured generator (None: extractive)."""
+    """Answers questions from a searcher's hits with the configured generator (None: extractive).
+
+    Hospitals and departments the question names (of those the searcher knows, :class:`Scoped`) become filters;
+    when the asker may search none of them, the answer says so instead of answering from elsewhere.
+    """
 
     def __init__(
         self,
@@ -72,6 +86,7 @@ class Answerer:
         self.generator = generator
         self.embedder = embedder
         self.searched = tuple(searched)
+        self.scopes = searcher.scope_names() if isinstance(searcher, Scoped) else ScopeNames()
 
     @property
     def generator_id(self) -> str:
@@ -89,8 +104,12 @@ class Answerer:
         if not cleaned.strip(" ?.!"):
             reason = "The question holds no clinical request once instructions to the system are set aside."
             return self._abstain(question, reason, timings, quarantined=asked.quarantined)
+        scope = named_scope(cleaned, self.scopes)
+        filters = _scoped(filters, scope)
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)
         timings["retrieve"] = time.perf_counter() - started
+        if (closed := self._closed_scope(scope, retrieval)) is not None:
+            return self._abstain(question, closed, timings, retrieval=retrieval)
         if retrieval.no_such_patient:
             reason = "No patient by that name is in the records you can access."
             return self._abstain(question, reason, timings, retrieval=retrieval)
@@ -149,6 +168,16 @@ class Answerer:
             timings=timings,
         )
 
+    def _closed_scope(self, scope: Scope, retrieval: Retrieval) -> str | None:
+        """Why the hospitals or departments the question names cannot answer it, or None when one can."""
+        if scope.orgs and not set(scope.orgs) & set(retrieval.searched):
+            labels = " or ".join(self.scopes.orgs.get(org, org) for org in scope.orgs)
+            return f"{labels} is not accessible to you, so the question cannot be answered there."
+        denied_depts = {path.rsplit("/", 1)[-1] for path in retrieval.denied}
+        if scope.depts and not retrieval.hits and set(scope.depts) <= denied_depts:
+            return f"The {' or '.join(scope.depts)} department is not accessible to you."
+        return None
+
     def _summary(
         self,
         question: str,
@@ -168,7 +197,10 @@ class Answerer:
         narrowed = (filters or SearchFilters()).model_copy(
             update={"subject_ids": patients, "sections": SUMMARY_SECTIONS}
         )
-        stays = self.searcher.retrieve(retrieval.understanding.text, narrowed, k=SUMMARY_SOURCES)
+        # Asked by identifier and by the sections' own words: a summary lists stays, so every stay's diagnosis must
+        # pass the relevance threshold, which the words "summarize … admissions" would not carry.
+        asked = f"patient {patients[0]} discharge diagnosis chief complaint"
+        stays = self.searcher.retrieve(asked, narrowed, k=SUMMARY_SOURCES)
         timings["retrieve"] += time.perf_counter() - started
         sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(stays.hits, 1))
         draft = summarise_admissions(sources)
@@ -280,6 +312,20 @@ class Answerer:
             abstention=Abstention(reason=reason, searched=searched, denied=denied, unreachable=unreachable),
             timings=timings,
         )
+
+
+def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None:
+    """``filters`` narrowed to the hospitals and departments the question names (kept as given where it names
+    none; intersected with what the caller chose)."""
+    if scope.empty:
+        return filters
+    base = filters or SearchFilters()
+    update: dict[str, tuple[str, ...]] = {}
+    if scope.orgs:
+        update["orgs"] = tuple(o for o in scope.orgs if base.orgs is None or o in base.orgs)
+    if scope.depts:
+        update["depts"] = tuple(d for d in scope.depts if base.depts is None or d in base.depts)
+    return base.model_copy(update=update)
 
 
 def _listing(terms: frozenset[str], most: int = 6) -> str:

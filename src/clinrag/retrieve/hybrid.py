@@ -36,6 +36,7 @@ from clinrag.retrieve.candidates import (
 )
 from clinrag.retrieve.patients import PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
+from clinrag.retrieve.scope import ScopeNames
 from clinrag.settings import IndexSettings, RetrieveSettings
 from clinrag.types import Chunk, Hit, SearchFilters
 
@@ -393,6 +394,10 @@ class Retriever:
                 store.close()
             chunks.close()
             raise
+
+    def scope_names(self) -> ScopeNames:
+        """The departments (leaves) this node searches, which a question may name ("in orthopaedics")."""
+        return ScopeNames(depts=tuple(self.stores))
 
     def close(self) -> None:
         """Release the stores."""

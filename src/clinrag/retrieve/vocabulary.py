@@ -75,6 +75,7 @@ _DRUG_WORDS_TEXT: Final = """
     januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort lithium
     methotrexate tacrolimus phenytoin clozapine amiodarone morphine oxycodone acetaminophen ibuprofen naloxone
 """
+_CORRECTION_TARGETS: Final = frozenset(word for word in _KIND_WORDS_TEXT.split() if len(word) >= 4)
 DRUG_WORDS: Final[frozenset[str]] = frozenset(_DRUG_WORDS_TEXT.split())
 """Drug names that English also knows or that carry no telltale stem (brands and older generics)."""
 
@@ -130,7 +131,7 @@ def is_thing(token: str) -> bool:
 def _deletions() -> dict[str, frozenset[str]]:
     """Every kind word with one letter deleted, mapped to the kind words it came from (symmetric-delete index)."""
     index: dict[str, set[str]] = {}
-    for word in KIND_WORDS:
+    for word in _CORRECTION_TARGETS:
         for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
             index.setdefault(variant, set()).add(word)
     return {variant: frozenset(words) for variant, words in index.items()}
@@ -173,7 +174,7 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         lowered = word.lower()
         if len(word) < 4 or not word.isalpha() or not word.islower():  # capitalised: maybe a name
             return word
-        if lowered in KIND_WORDS or lowered in clinical_words() or _zipf(lowered) > 0.0:
+        if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or _zipf(lowered) > 0.0:
             return word
         nearest = _nearest_kind_word(lowered)
         if nearest is None:

@@ -1,0 +1,83 @@
+"""Hospitals and departments a question names ("… among patients at Hospital A?", "in orthopaedics"): they
+become search filters, so that an answer never comes from elsewhere, and an answer can say when the asker may
+not search the scope they named.
+
+Organisations are recognised by their label ("Hospital A") or as "hospital A"/"org A"; departments by their
+name and the usual variants of a specialty's name ("orthopedic", "psychiatric", "neurological", "cardiac
+surgery"). Only the names a searcher knows are recognised.
+
+Example:
+    >>> names = ScopeNames(orgs={"A": "Hospital A", "B": "Hospital B"}, depts=("orthopaedics", "medicine"))
+    >>> named_scope("Who had a fall in orthopedics at Hospital A?", names)
+    Scope(orgs=('A',), depts=('orthopaedics',))
+    >>> named_scope("Who had a fall?", names).empty
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+SPECIALTY_VARIANTS: Final[Mapping[str, tuple[str, ...]]] = {
+    "orthopaedics": ("orthopaedics", "orthopedics", "orthopaedic", "orthopedic", "ortho"),
+    "psychiatry": ("psychiatry", "psychiatric", "psych"),
+    "neurology": ("neurology", "neurological", "neuro"),
+    "cardiothoracic": ("cardiothoracic", "cardiac surgery", "cardiothoracic surgery"),
+    "cardiology": ("cardiology", "cardiac"),
+    "surgery": ("surgery", "surgical", "general surgery"),
+    "medicine": ("medicine", "internal medicine", "medical ward", "medical service"),
+    "obstetrics": ("obstetrics", "obstetric", "labor and delivery"),
+    "urology": ("urology", "urological"),
+    "oncology": ("oncology", "oncological"),
+}
+"""The ways a department is named in questions, by the department name nodes use."""
+
+_SCOPE_WORDS: Final = r"\b(?:in|at|from|within|of|for|among|across|by|on)\s+(?:the\s+)?"
+
+
+@dataclass(frozen=True)
+class ScopeNames:
+    """What a searcher can search: organisation codes with their labels, and department names."""
+
+    orgs: Mapping[str, str] = field(default_factory=dict)
+    depts: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The organisations (codes) and departments a question names."""
+
+    orgs: tuple[str, ...] = ()
+    depts: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """The question names no hospital or department."""
+        return not self.orgs and not self.depts
+
+
+def named_scope(question: str, names: ScopeNames) -> Scope:
+    """The hospitals and departments of ``names`` that ``question`` names (see the module docstring)."""
+    orgs = tuple(code for code, label in names.orgs.items() if _names_org(question, code, label))
+    depts = tuple(dept for dept in names.depts if _names_dept(question, dept))
+    return Scope(orgs, depts)
+
+
+def _names_org(question: str, code: str, label: str) -> bool:
+    forms = {label, f"hospital {code}", f"org {code}", f"organisation {code}", f"organization {code}"}
+    return any(re.search(rf"(?<!\w){re.escape(form)}(?!\w)", question, re.IGNORECASE) for form in forms if form)
+
+
+def _names_dept(question: str, dept: str) -> bool:
+    variants = SPECIALTY_VARIANTS.get(dept.lower(), (dept,))
+    alternatives = "|".join(re.escape(variant) for variant in sorted(variants, key=len, reverse=True))
+    # a department is named as a place ("in orthopaedics", "orthopaedic patients", "the psychiatry department"),
+    # not as a word inside a clinical phrase ("cardiac arrest" names no department)
+    as_place = (
+        rf"{_SCOPE_WORDS}(?:{alternatives})\b"
+        rf"|\b(?:{alternatives})\s+(?:patients|admissions|department|dept|unit|ward|service|stays)\b"
+    )
+    return re.search(as_place, question, re.IGNORECASE) is not None

@@ -1,0 +1,147 @@
+"""Answers by what the question asks for, on a real one-leaf index: complications that the record reports (never
+an "uncomplicated" it contradicts), who had a condition (not who was warned about it), every admission in date
+order, and hospitals the question names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+
+from clinrag.evaluate.adversarial import index_in, note_chunk
+from clinrag.generate.answer import Answerer
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.retrieve.hybrid import Retrieval, Retriever
+from clinrag.retrieve.query import understand
+from clinrag.retrieve.scope import ScopeNames
+from clinrag.settings import AnswerSettings
+from clinrag.types import Chunk, Hit, SearchFilters
+
+ADA, BO = "Ada Stone", "Bo Lind"
+
+
+def _stay(subject_id: int, name: str, hadm_id: int, year: int, section: str, text: str) -> Chunk:
+    return Chunk.create(
+        source_id=f"note:{hadm_id}#{section}",
+        text=f"{section}: {text}",
+        org="A",
+        dept="medicine",
+        subject_id=subject_id,
+        hadm_id=hadm_id,
+        patient_name=name,
+        note_id=f"{subject_id}-DS-{hadm_id}",
+        section=section,
+        admittime=datetime(year, 3, 1),
+    )
+
+
+CHUNKS = (
+    note_chunk(1, ADA, "Major Surgical or Invasive Procedure", "CABG x3 (LIMA-LAD, SVG-OM, SVG-PDA)"),
+    note_chunk(
+        1,
+        ADA,
+        "Brief Hospital Course",
+        "She underwent CABG x3; the bypass run was uncomplicated. Course complicated by new atrial fibrillation on "
+        "POD 2, treated with IV then PO amiodarone.",
+    ),
+    note_chunk(1, ADA, "Discharge Instructions", "Call 911 for any signs of stroke such as facial droop."),
+    note_chunk(2, BO, "Discharge Diagnosis", "Primary:\nright MCA ischemic stroke\n\nSecondary:\nHTN"),
+    note_chunk(2, BO, "Brief Hospital Course", "He underwent laparoscopic cholecystectomy without complication."),
+    _stay(3, "Cy Moss", 31, 2021, "Discharge Diagnosis", "Primary:\nhip fracture"),
+    _stay(3, "Cy Moss", 32, 2015, "Discharge Diagnosis", "Primary:\ncommunity-acquired pneumonia"),
+    _stay(3, "Cy Moss", 33, 2018, "Chief Complaint", "chest pain"),
+    _stay(3, "Cy Moss", 33, 2018, "Medications on Admission", "Aspirin 81 mg PO DAILY"),
+)
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Retriever]:
+    found = index_in(tmp_path_factory.mktemp("meaning"), CHUNKS, OnnxMiniLmEmbedder(threads=1))
+    yield found
+    found.close()
+
+
+def _answer(retriever: Retriever, question: str) -> str:
+    answer = Answerer(retriever, AnswerSettings()).answer(question)
+    assert not answer.abstained, answer.text
+    return answer.text
+
+
+def test_a_complication_question_finds_the_complication_not_the_uncomplicated_run(retriever: Retriever) -> None:
+    text = _answer(retriever, "What complication did Ada Stone have after her coronary artery bypass?")
+    assert "atrial fibrillation" in text
+    assert "uncomplicated" not in text
+
+
+def test_a_stay_without_complication_says_so(retriever: Retriever) -> None:
+    text = _answer(retriever, "Did Bo Lind have any complications after the cholecystectomy?")
+    assert "without complication" in text
+
+
+def test_who_had_a_condition_is_not_who_was_warned_about_it(retriever: Retriever) -> None:
+    text = _answer(retriever, "Who was treated for a stroke?")
+    assert BO in text
+    assert ADA not in text
+
+
+def test_the_primary_diagnosis_keeps_its_label(retriever: Retriever) -> None:
+    text = _answer(retriever, "What was Bo Lind's primary discharge diagnosis?")
+    assert "Primary: right MCA ischemic stroke" in text
+
+
+def test_a_summary_lists_every_admission_in_date_order_each_cited(retriever: Retriever) -> None:
+    answer = Answerer(retriever, AnswerSettings()).answer("Summarize Cy Moss's hospital admissions over the years")
+    lines = answer.text.splitlines()
+    assert [line.split(": ")[1][:4] for line in lines] == ["2015", "2018", "2021"]
+    assert all(line.rstrip().endswith("]") for line in lines)
+    assert "pneumonia" in lines[0]
+    assert "chest pain" in lines[1]
+    assert "hip fracture" in lines[2]
+
+
+@dataclass
+class FederationLike:
+    """A searcher over two hospitals where the asker may search only B (A denies every department)."""
+
+    chunks: Sequence[Chunk]
+
+    def scope_names(self) -> ScopeNames:
+        return ScopeNames(orgs={"A": "Hospital A", "B": "Hospital B"})
+
+    def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
+        wanted = (filters.orgs if filters is not None else None) or ("A", "B")
+        hits = tuple(
+            Hit(chunk=c, score=0.9, rank=i + 1) for i, c in enumerate(c for c in self.chunks if c.org in wanted)
+        )
+        return Retrieval(
+            hits=hits if "B" in wanted else (),
+            understanding=understand(question),
+            resolution=None,
+            filters=filters or SearchFilters(),
+            searched=("B",),
+            denied=("A/medicine", "A/surgery"),
+        )
+
+
+def test_a_named_hospital_the_asker_may_not_search_is_said_so_not_answered_from_elsewhere() -> None:
+    elsewhere = note_chunk(9, "Di Hale", "Social History", "Heavy alcohol use, 10 drinks a day.", org="B")
+    answer = Answerer(FederationLike([elsewhere]), AnswerSettings()).answer("Who drinks heavily at Hospital A?")
+    assert answer.abstained
+    assert "Hospital A is not accessible to you" in answer.text
+    assert "Di Hale" not in answer.text
+    answered = Answerer(FederationLike([elsewhere]), AnswerSettings()).answer("Who drinks heavily at Hospital B?")
+    assert "Di Hale" in answered.text
+
+
+def test_every_new_module_documents_itself_with_examples_that_run() -> None:
+    import doctest
+
+    from clinrag.generate import extractive
+    from clinrag.retrieve import intent, scope, vocabulary
+
+    for module in (extractive, intent, scope, vocabulary):
+        outcome = doctest.testmod(module)
+        assert outcome.attempted > 0, module.__name__
+        assert outcome.failed == 0, module.__name__

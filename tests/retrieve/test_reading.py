@@ -1,0 +1,94 @@
+"""The one reading of a question the answer step works from: fact kind, clinical things, spelling, scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinrag.retrieve.query import understand
+from clinrag.retrieve.scope import ScopeNames, named_scope
+from clinrag.retrieve.vocabulary import correct_spelling, is_thing
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What procedure did Hunter Owen undergo during the hospital stay?", "procedure"),
+        ("What follow-up was arranged for Hunter Owen after discharge?", "followup"),
+        ("What was Hunter Owen's primary discharge diagnosis?", "diagnosis"),
+        ("Is Hunter Owen allergic to anything?", "allergy"),
+        ("Is Hunter Owen alergic to anythng?", "allergy"),
+        ("What complication did Ada Stone have after his coronary artery bypass?", "complication"),
+        ("Summarize Evelyn Bush's hospital admissions over the years", "admissions_summary"),
+        ("Which drugs was Ada Stone sent home with?", "discharge_medications"),
+        ("Who was treated for a stroke?", "diagnosis"),
+    ],
+)
+def test_the_fact_kind_asked_for(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What procedure did Hunter Owen undergo during the hospital stay?",
+        "What follow-up was arranged for Hunter Owen after discharge?",
+        "Summarize Evelyn Bush's hospital admissions over the years",
+        "Is Hunter Owen alergic to anythng?",
+    ],
+)
+def test_words_that_say_what_is_asked_are_not_things_to_find(question: str) -> None:
+    things = understand(question).things - {"hunter", "owen", "evelyn", "bush"}
+    assert things == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("Did Alexandra Edwards experience anemia during the stay?", "anemia"),
+        ("When did Ada Stone have a cochlear implant?", "cochlear"),
+        ("Why was Ada Stone started on clozapine?", "clozapine"),
+        ("Why was Ada Stone started on lithium?", "lithium"),
+        ("Who was treated for a stroke?", "stroke"),
+        ("What complication followed the bypass?", "bypass"),
+    ],
+)
+def test_clinical_things_are_found(question: str, thing: str) -> None:
+    assert thing in understand(question).things
+
+
+def test_common_verbs_are_not_things_but_jargon_and_drugs_are() -> None:
+    assert not any(is_thing(word) for word in ("undergo", "arranged", "experience", "summarize", "happened"))
+    assert all(is_thing(word) for word in ("anemia", "stroke", "warfarin", "apixaban", "cholecystectomy"))
+
+
+def test_spelling_is_corrected_only_for_lower_case_words_near_a_kind_word() -> None:
+    assert correct_spelling("what medicatons is she on")[0] == "what medications is she on"
+    assert correct_spelling("Is Alergic allergic?")[1] == ()  # capitalised: maybe a name, never changed
+    assert correct_spelling("any pnuemonia?")[1] == ()  # a clinical misspelling is not a kind word
+    found = understand("is she alergic")
+    assert found.sections == ("Allergies",)
+    assert found.lexical_text.startswith("is she alergic")  # the words as written stay
+
+
+def test_a_question_about_a_set_of_patients_is_known() -> None:
+    assert understand("Who was treated for a stroke?").about_patients
+    assert not understand("Was Ada Stone treated for a stroke?").about_patients
+
+
+NAMES = ScopeNames(orgs={"A": "Hospital A", "C": "Hospital C"}, depts=("orthopaedics", "surgery", "psychiatry"))
+
+
+@pytest.mark.parametrize(
+    ("question", "orgs", "depts"),
+    [
+        ("Is Medicare or Medicaid more common among patients at Hospital A?", ("A",), ()),
+        ("Who had a fall at hospital c?", ("C",), ()),
+        ("Which orthopedic patients had a fall?", (), ("orthopaedics",)),
+        ("Who was admitted in psychiatry at Hospital A?", ("A",), ("psychiatry",)),
+        ("What surgery did Ada Stone have?", (), ()),  # a kind of procedure, not a department
+        ("Who had a hospital-acquired infection?", (), ()),
+    ],
+)
+def test_named_hospitals_and_departments(question: str, orgs: tuple[str, ...], depts: tuple[str, ...]) -> None:
+    scope = named_scope(question, NAMES)
+    assert (scope.orgs, scope.depts) == (orgs, depts)
