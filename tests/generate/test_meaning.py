@@ -12,6 +12,7 @@ import pytest
 
 from clinrag.evaluate.adversarial import index_in, note_chunk
 from clinrag.generate.answer import Answerer
+from clinrag.generate.contradiction import contradicted
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.retrieve.hybrid import Retrieval, Retriever
 from clinrag.retrieve.query import understand
@@ -138,10 +139,29 @@ def test_a_named_hospital_the_asker_may_not_search_is_said_so_not_answered_from_
 def test_every_new_module_documents_itself_with_examples_that_run() -> None:
     import doctest
 
-    from clinrag.generate import extractive
+    from clinrag.generate import contradiction, extractive
     from clinrag.retrieve import intent, scope, vocabulary
 
-    for module in (extractive, intent, scope, vocabulary):
+    for module in (contradiction, extractive, intent, scope, vocabulary):
         outcome = doctest.testmod(module)
         assert outcome.attempted > 0, module.__name__
         assert outcome.failed == 0, module.__name__
+
+
+def test_a_model_sentence_the_same_stay_contradicts_is_not_given_as_fact(retriever: Retriever) -> None:
+    from tests.generate.test_answerer import ScriptedGenerator
+
+    chosen = AnswerSettings.model_validate({"generator": "openai"})
+    question = "What complication did Ada Stone have after her coronary artery bypass?"
+    wrong = Answerer(retriever, chosen, ScriptedGenerator("The bypass run was uncomplicated [1][2].")).answer(question)
+    assert wrong.abstained
+    assert wrong.abstention is not None
+    assert "not supported" in wrong.abstention.reason
+    right = "Course complicated by new atrial fibrillation on POD 2 [1][2]."
+    assert not Answerer(retriever, chosen, ScriptedGenerator(right)).answer(question).abstained
+
+
+def test_no_known_allergies_is_contradicted_by_a_listed_allergy() -> None:
+    allergy = note_chunk(1, ADA, "Allergies", "Lisinopril (angioedema)")
+    assert contradicted("Ada Stone has no known allergies.", [allergy])
+    assert not contradicted("Ada Stone is allergic to lisinopril.", [allergy])

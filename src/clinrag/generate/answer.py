@@ -26,7 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from clinrag.generate.citations import on_question, verify
+from clinrag.generate.citations import Verification, on_question, verify
+from clinrag.generate.contradiction import contradicted, stay_of
 from clinrag.generate.extractive import SUMMARY_SECTIONS, extract_answer, question_terms, summarise_admissions
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
@@ -38,7 +39,7 @@ from clinrag.retrieve.intent import ADMISSIONS_SUMMARY
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
 from clinrag.settings import AnswerSettings
-from clinrag.types import Abstention, Answer, AnswerSentence, SearchFilters, Source
+from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
 
 PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
 SUMMARY_SOURCES = 40  # stays an admissions summary can list
@@ -143,7 +144,7 @@ class Answerer:
         semantic = self.embedder if self.settings.semantic_support else None
         sections = {n: sources[n - 1].chunk.section for n in texts}
         verified = verify(draft, texts, self.settings.support_threshold, semantic, headers)
-        checked = on_question(verified, terms, texts, understanding.sections, sections)
+        checked = _uncontradicted(on_question(verified, terms, texts, understanding.sections, sections), sources)
         timings["verify"] = time.perf_counter() - started
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
@@ -312,6 +313,21 @@ class Answerer:
             abstention=Abstention(reason=reason, searched=searched, denied=denied, unreachable=unreachable),
             timings=timings,
         )
+
+
+def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verification:
+    """``checked`` with every supported sentence that a retrieved passage of the same admission contradicts set
+    unsupported (:func:`clinrag.generate.contradiction.contradicted`): it is not given as a fact."""
+    stays: dict[tuple[int | None, int | str | None], list[Chunk]] = {}
+    for source in sources:
+        stays.setdefault(stay_of(source.chunk), []).append(source.chunk)
+    sentences = []
+    for sentence in checked.sentences:
+        cited = {stay_of(sources[n - 1].chunk) for n in sentence.citations if 0 < n <= len(sources)}
+        same_stay = [chunk for stay in cited for chunk in stays[stay]]
+        refuted = sentence.supported and contradicted(sentence.text, same_stay)
+        sentences.append(sentence.model_copy(update={"supported": False}) if refuted else sentence)
+    return Verification(tuple(sentences), checked.invalid_citations, checked.off_question)
 
 
 def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None:

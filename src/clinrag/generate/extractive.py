@@ -27,6 +27,13 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Final
 
+from clinrag.generate.contradiction import (
+    COMPLICATION_CUE,
+    WEAKCOMPLICATION_CUE,
+    denies_complication,
+    reports_complication,
+    stay_of,
+)
 from clinrag.generate.sanitize import sanitize_source
 from clinrag.index.lexical import tokenize
 from clinrag.ingest.sentences import split_sentences
@@ -103,36 +110,6 @@ def _as_one_line(text: str) -> str:
     return (head + " " + body).strip()
 
 
-_COMPLICATION_CUE = re.compile(
-    r"\bcomplicat\w* by\b|\bcourse (?:was )?complicated\b|\bdevelop\w*|\bnew(?:-onset| onset)?\s+(?!medications?\b)\w+"
-    r"|\bconsistent with\b|\bfelt to be\b|\bepisodes? of\b|\btransfus\w*"
-    r"|\b(?:rose|fell|dropped|drifted|increased|decreased) (?:to|from)\b",
-    re.IGNORECASE,
-)
-"""Phrasings that report a complication in a hospital course."""
-_WEAK_COMPLICATION_CUE = re.compile(
-    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b", re.IGNORECASE
-)
-"""Phrasings that may report one, taken only when no line has a clearer one."""
-_NO_COMPLICATION = re.compile(
-    r"\b(?:un|non-?)complicated\b|\bwithout (?:any )?(?:\w+ )?complications?\b|\bno (?:\w+ )?complications?\b"
-    r"|\bcomplications?: none\b",
-    re.IGNORECASE,
-)
-
-
-def denies_complication(line: str) -> bool:
-    """Whether ``line`` states that something went without complication ("uncomplicated", "without complication").
-
-    Example:
-        >>> denies_complication("He underwent CABG x3 without complication.")
-        True
-        >>> denies_complication("Course was complicated by AF.")
-        False
-    """
-    return _NO_COMPLICATION.search(line) is not None
-
-
 def extract_answer(
     understanding: QueryUnderstanding,
     sources: Sequence[Source],
@@ -154,23 +131,23 @@ def extract_answer(
     specific = question_terms(understanding, [*names, *(source.chunk.patient_name or "" for source in sources)])
     texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
     if specific:
-        about = {_admission(s) for s in sources if specific & set(tokenize(texts[s.number]))}
-        sources = [source for source in sources if _admission(source) in about]
+        about = {stay_of(s.chunk) for s in sources if specific & set(tokenize(texts[s.number]))}
+        sources = [source for source in sources if stay_of(source.chunk) in about]
     for wanted_sections in (set(KIND_SECTIONS.get(understanding.fact_kind or "", ())), sections):
         if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
             sources = [source for source in sources if source.chunk.section in wanted_sections]
             break
     complication = understanding.fact_kind == "complication"
     reported = {
-        _admission(source)
+        stay_of(source.chunk)
         for source in sources
-        if complication and any(_reports_complication(line) for line in _lines(texts[source.number]))
+        if complication and any(reports_complication(line) for line in _lines(texts[source.number]))
     }
     chosen: dict[tuple[str, str], list[int]] = {}
     for source in sources:
         text = texts[source.number]
         if complication:
-            lines = _complication_lines(text, negations=_admission(source) not in reported)
+            lines = _complication_lines(text, negations=stay_of(source.chunk) not in reported)
         else:
             lines = _picked_lines(source, text, wanted, specific, sections, understanding.about_patients)
         section = source.chunk.section
@@ -215,21 +192,12 @@ def affirms(line: str, terms: frozenset[str]) -> bool:
     return False
 
 
-def _admission(source: Source) -> tuple[int | None, int | str | None]:
-    chunk = source.chunk
-    return chunk.subject_id, chunk.hadm_id or chunk.note_id
-
-
-def _reports_complication(line: str) -> bool:
-    return _COMPLICATION_CUE.search(line) is not None and not denies_complication(line)
-
-
 def _complication_lines(text: str, negations: bool) -> list[str]:
     """The lines of a hospital course that report a complication (clear phrasings first, the weaker ones only when
     there is none), or, with ``negations``, that say there was none."""
     lines = [line for line in _lines(text) if not denies_complication(line)]
-    found = [line for line in lines if _COMPLICATION_CUE.search(line)]
-    found = found or [line for line in lines if _WEAK_COMPLICATION_CUE.search(line)]
+    found = [line for line in lines if COMPLICATION_CUE.search(line)]
+    found = found or [line for line in lines if WEAKCOMPLICATION_CUE.search(line)]
     if not found and negations:
         found = [line for line in _lines(text) if denies_complication(line)]
     return [line.rstrip() for line in found[:3]]
