@@ -149,7 +149,9 @@ class Answerer:
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
             reason = "No sentence of the draft answer was supported by the sources it cited."
-            if checked.off_question:
+            if checked.contradicted:
+                reason = "The draft answer is contradicted by another record of the same stay."
+            elif checked.off_question:
                 about = _listing(terms) if terms else " or ".join(understanding.sections).lower()
                 reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
@@ -327,7 +329,10 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
         same_stay = [chunk for stay in cited for chunk in stays[stay]]
         refuted = sentence.supported and contradicted(sentence.text, same_stay)
         sentences.append(sentence.model_copy(update={"supported": False}) if refuted else sentence)
-    return Verification(tuple(sentences), checked.invalid_citations, checked.off_question)
+    refuted_count = sum(
+        old.supported and not new.supported for old, new in zip(checked.sentences, sentences, strict=True)
+    )
+    return Verification(tuple(sentences), checked.invalid_citations, checked.off_question, refuted_count)
 
 
 def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None:

@@ -38,11 +38,13 @@ _LIST_NUMBER_END = re.compile(r"(?:^|\s)\d{1,3}\.$")
 @dataclass(frozen=True)
 class Verification:
     """Verified sentences, how many citations pointed at sources that were not given, and how many sentences their
-    sources supported but that were not about the question (see :func:`on_question`)."""
+    sources supported but that were not about the question (see :func:`on_question`) or that another passage of
+    the same stay contradicts."""
 
     sentences: tuple[AnswerSentence, ...]
     invalid_citations: int
     off_question: int = 0
+    contradicted: int = 0
 
     @property
     def supported(self) -> tuple[AnswerSentence, ...]:
