@@ -133,7 +133,8 @@ def extract_answer(
     if specific:
         about = {stay_of(s.chunk) for s in sources if specific & set(tokenize(texts[s.number]))}
         sources = [source for source in sources if stay_of(source.chunk) in about]
-    for wanted_sections in (set(KIND_SECTIONS.get(understanding.fact_kind or "", ())), sections):
+    kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
+    for wanted_sections in (set(kind_sections[:1]), set(kind_sections), sections):
         if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
             sources = [source for source in sources if source.chunk.section in wanted_sections]
             break
