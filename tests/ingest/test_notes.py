@@ -115,3 +115,33 @@ def test_generated_notes_keep_every_word(cohort: Path) -> None:
         parsed = parse_note(text)
         got = [word for s in parsed.sections for word in [*f"{s.heading}:".split(), *s.text.split()]]
         assert got == expected
+
+
+def test_unwrap_never_joins_list_items_or_heading_lines_to_the_line_before() -> None:
+    wrapped = (
+        "You were started on apixaban; do not miss\n"
+        "doses. Call your doctor for any bleeding\n"
+        "- Please take Apixaban (blood thinner).\n"
+        "* Please take Metoprolol\n"
+        "• Aspirin 81 mg\n"
+        "1. Senna\n"
+        "# HTN: stable.\n"
+        "He went home with services\n"
+        "Imaging / studies:\n"
+        "CT negative\n"
+        "CHRONIC ISSUES:\n"
+        "Discharge Medications:"
+    )
+    assert unwrap(wrapped).split("\n") == [
+        "You were started on apixaban; do not miss doses. Call your doctor for any bleeding",
+        "- Please take Apixaban (blood thinner).",
+        "* Please take Metoprolol",
+        "• Aspirin 81 mg",
+        "1. Senna",
+        "# HTN: stable.",
+        "He went home with services",
+        "Imaging / studies:",
+        "CT negative",
+        "CHRONIC ISSUES:",
+        "Discharge Medications:",
+    ]

@@ -60,11 +60,13 @@ LIST_MARKER = re.compile(r"[ \t]*(?:[-*•–#]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+(
 """The marker that opens a list line: ``- ``, ``* ``, ``• ``, ``# ``, ``1. ``, ``2) ``, ``a. ``."""
 
 _BULLETS = frozenset("-*•–")
+_INLINE_MARKER = re.compile(r"[.!?:][\"')\]]*\s+(?:[-*•–]|\d{1,3}[.)])\s")
 _ENDS = frozenset(".!?")
 # The library is asked only about lines where a sentence could end before the line does; a period between digits
 # (3.5) or punctuation at the very end cannot start a new sentence, and such lines are the majority of a note.
 _MAYBE_BOUNDARY = re.compile(r"(?:[!?]|(?<!\d)\.|\.(?!\d))[\"')\]]*(?:\s+\S|[^\s.!?\"')\]])")
 _SEGMENTER_CACHE = 8192
+_LINE = re.compile(r"\S(?:[^\n]*\S)?")  # a line without its surrounding whitespace
 
 
 def _spelling_variants(abbreviation: str) -> set[str]:
@@ -73,6 +75,8 @@ def _spelling_variants(abbreviation: str) -> set[str]:
 
 def _list_markers(doc: Doc) -> Doc:
     """Make an inline bullet (``fever. - Please``) or numbered item (``mg. 2. Senna``) start its own sentence."""
+    if not _INLINE_MARKER.search(doc.text):
+        return doc
     for token in doc[1:]:
         previous = doc[token.i - 1]
         follower = doc[token.i + 1] if token.i + 1 < len(doc) else None
@@ -141,23 +145,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         ['Dear Mr. ___,', 'You were admitted at ___.', 'Take 3.5 mg daily.']
     """
     spans: list[tuple[int, int]] = []
-    line_start = 0
-    for line in text.split("\n"):
-        line_span = _stripped(line, 0, len(line))
-        if line_span is not None:
-            marker = LIST_MARKER.match(line)
-            body_start = marker.end() if marker else line_span[0]
-            body = line[body_start : line_span[1]]
-            pieces = _segment(body) if _MAYBE_BOUNDARY.search(body) else ((0, len(body)),)
-            first = True
-            for start, end in pieces:
-                span = _stripped(line, body_start + start, body_start + end)
-                if span is None:
-                    continue
-                if first:
-                    span, first = (line_span[0], span[1]), False
-                spans.append((line_start + span[0], line_start + span[1]))
-        line_start += len(line) + 1
+    for line in _LINE.finditer(text):
+        start, end = line.span()
+        marker = LIST_MARKER.match(text, start, end)
+        body_start = marker.end() if marker else start
+        if not _MAYBE_BOUNDARY.search(text, body_start, end):
+            spans.append((start, end))
+            continue
+        first = True
+        for piece_start, piece_end in _segment(text[body_start:end]):
+            span = _stripped(text, body_start + piece_start, body_start + piece_end)
+            if span is None:
+                continue
+            if first:
+                span, first = (start, span[1]), False
+            spans.append(span)
     return spans
 
 
