@@ -326,8 +326,11 @@ def test_understand_never_raises_and_keeps_every_token_in_order(text: str) -> No
     found = understand(text, today=TODAY)
     assert found.text == text
     assert _is_subsequence(text.split(), found.lexical_text.split())
-    # Removing the inserted expansions gives back the question exactly.
+    # Removing the corrected words (last) and the inserted expansions gives back the question exactly.
     stripped = found.lexical_text
+    for _, right in reversed(found.corrections):
+        assert stripped.endswith(" " + right)
+        stripped = stripped[: -len(right) - 1]
     for _, meaning in found.expansions:
         stripped = stripped.replace(" " + meaning, "", 1)
     assert stripped == text

@@ -79,7 +79,8 @@ class QueryUnderstanding:
     their expansions; empty when it only names a kind of information. Patient names are still among them: who a
     name refers to is known only where a registry resolves it."""
     corrections: tuple[tuple[str, str], ...] = ()
-    """Misspelt words read as the words they were meant to be (``alergic`` → ``allergic``)."""
+    """Misspelt words read as the words they were meant to be (``alergic`` → ``allergic``); ``lexical_text`` ends
+    with the corrected words, after the expansions."""
     about_patients: bool = False
     """The question asks which patients have something ("Who was treated for a stroke?"), not about one patient."""
 
@@ -99,13 +100,12 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     """
     read, corrections = correct_spelling(question)
     lexical, expansions = abbreviations.expand_abbreviations(question) if expand_abbreviations else (question, ())
-    for _, right in corrections:  # the words as written stay (they are what a citation quotes); corrections added
-        lexical += " " + right
-    expansions += corrections
     if expand_abbreviations:
         lexical, lay = _expand_lay_terms(lexical)
         lexical, shortened = _add_abbreviations(read, lexical)
         expansions += lay + shortened
+    for _, right in corrections:  # the words as written stay (a citation quotes them); the corrections go last
+        lexical += " " + right
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
