@@ -176,7 +176,7 @@ def test_the_context_keeps_whole_sources_in_rank_order_and_drops_the_lowest_rank
         note_chunk(1, ADA, section, " ".join([f"{section} line one of four words."] * 6))
         for section in ("Brief Hospital Course", "History of Present Illness", "Discharge Instructions", "Plan")
     ]
-    question = "What happened to Ada Stone in hospital?"
+    question = "Tell me about Ada Stone."  # no line answers it more than another: the model reads the sources whole
     settings = AnswerSettings(generator="openai", max_tokens=16)
     generator = ScriptedGenerator("Ada Stone stayed in hospital [1].")
     base = sum(generator.count_tokens(m["content"]) for m in clinical_messages(question, []))

@@ -26,9 +26,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from clinrag.generate.citations import Verification, on_question, verify
+from clinrag.generate.citations import Verification, on_question, unfounded_things, verify
 from clinrag.generate.contradiction import contradicted, stay_of
-from clinrag.generate.extractive import SUMMARY_SECTIONS, extract_answer, question_terms, summarise_admissions
+from clinrag.generate.extractive import (
+    SUMMARY_SECTIONS,
+    extract_answer,
+    focused_texts,
+    question_terms,
+    summarise_admissions,
+)
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
@@ -149,6 +155,13 @@ class Answerer:
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
             reason = "No sentence of the draft answer was supported by the sources it cited."
+            unfounded = {
+                thing
+                for sentence in checked.sentences
+                for thing in unfounded_things(sentence.text, [texts.get(n, "") for n in sentence.citations])
+            }
+            if unfounded:
+                reason = f"The draft answer names what its sources do not ({_listing(frozenset(unfounded))})."
             if checked.contradicted:
                 reason = "The draft answer is contradicted by another record of the same stay."
             elif checked.off_question:
@@ -245,7 +258,10 @@ class Answerer:
             if on_token is not None and draft:
                 on_token(draft)
             return draft
-        messages = self._fitted_messages(question, given, texts)
+        focused = focused_texts(understanding, given, names)
+        messages = self._fitted_messages(
+            question, [s for s in given if s.number in (focused or texts)], focused or texts
+        )
         if on_token is None:
             return self.generator.complete(messages, self.settings.max_tokens, self.settings.temperature)
         pieces: list[str] = []

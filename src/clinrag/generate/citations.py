@@ -24,9 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clinrag.index.abbreviations import expand_abbreviations
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.ingest import sentences as note_sentences
+from clinrag.retrieve.vocabulary import is_thing
 from clinrag.types import AnswerSentence
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
@@ -149,10 +151,29 @@ def verify(
                 continue
             lexical = lexical_support(text, header + "\n" + body)
             best = max(best, lexical, semantic.get((index, number), 0.0))
-        verified.append(
-            AnswerSentence(text=text, citations=numbers, support=round(best, 4), supported=best >= threshold)
-        )
+        evidence = [headers.get(number, "") + "\n" + sources[number] for number in numbers]
+        supported = best >= threshold and not unfounded_things(text, evidence)
+        verified.append(AnswerSentence(text=text, citations=numbers, support=round(best, 4), supported=supported))
     return Verification(tuple(verified), invalid)
+
+
+def unfounded_things(sentence: str, evidence: Sequence[str]) -> frozenset[str]:
+    """The clinical things (drugs, conditions, tests, procedures: :func:`clinrag.retrieve.vocabulary.is_thing`) that
+    ``sentence`` names and none of ``evidence`` does, abbreviations counted either way ("AF" for "atrial
+    fibrillation"). A sentence naming a drug its cited sources never mention is not supported, however many of
+    its other words they share.
+
+    Example:
+        >>> sorted(unfounded_things("Discharged on aspirin and HTN meds.", ["Lisinopril for hypertension"]))
+        ['aspirin']
+    """
+    _, pairs = expand_abbreviations(sentence)
+    found: set[str] = set()
+    for text in evidence:
+        found.update(tokenize(text))
+        found.update(tokenize(expand_abbreviations(text)[0]))
+    covered = {token for short, meaning in pairs if set(tokenize(meaning)) <= found for token in tokenize(short)}
+    return frozenset(t for t in tokenize(sentence) if t not in found and t not in covered and is_thing(t))
 
 
 _NEGATION = re.compile(r"\b(?:no|not|never|none|denies|denied|without|negative|nkda|n't)\b|n't\b", re.IGNORECASE)
@@ -217,7 +238,7 @@ def on_question(
 
     Example:
         >>> sources = {1: "Discharge Medications: Apixaban 5 mg PO BID"}
-        >>> checked = verify("Discharged on warfarin 5 mg [1].", sources, threshold=0.4)
+        >>> checked = verify("Discharged on apixaban 5 mg [1].", sources, threshold=0.4)
         >>> checked.sentences[0].supported
         True
         >>> found = on_question(checked, ["warfarin"], sources)

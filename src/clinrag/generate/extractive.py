@@ -119,7 +119,43 @@ def extract_answer(
     """A cited answer quoting the lines of ``sources`` that answer the question read as ``understanding`` ("" when
     none does); ``names`` are the patient names the question mentions (they are filters, not things to find in a
     line). A line quoted from several sources (the same allergy in two stays) is written once with all its
-    citations.
+    citations. The lines are :func:`answering_lines`'."""
+    chosen = answering_lines(understanding, sources, max_lines, names)
+    return "\n".join(
+        f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in _grouped(chosen)
+    )
+
+
+def focused_texts(
+    understanding: QueryUnderstanding, sources: Sequence[Source], names: Iterable[str] = ()
+) -> dict[int, str]:
+    """For a model: each source's text reduced to the lines that answer the question (:func:`answering_lines`),
+    by source number; empty when no line does (the model then reads the sources whole). A small model given the
+    medication list alone writes about medications; given five sections, it writes about whichever it reads first.
+
+    Example:
+        >>> from clinrag.evaluate.adversarial import note_chunk
+        >>> from clinrag.retrieve.query import understand
+        >>> allergies = Source(number=1, chunk=note_chunk(7, "Ada Stone", "Allergies", "Codeine"), score=1.0)
+        >>> course = Source(number=2, chunk=note_chunk(7, "Ada Stone", "Brief Hospital Course", "Stable."), score=1.0)
+        >>> focused_texts(understand("Is Ada Stone allergic to anything?"), [allergies, course])
+        {1: 'Allergies: Codeine'}
+    """
+    focused: dict[int, list[str]] = {}
+    for (_, line), numbers in answering_lines(understanding, sources, MAX_LINES, names).items():
+        for number in numbers:
+            focused.setdefault(number, []).append(line)
+    return {number: "\n".join(lines) for number, lines in sorted(focused.items())}
+
+
+def answering_lines(
+    understanding: QueryUnderstanding,
+    sources: Sequence[Source],
+    max_lines: int = MAX_LINES,
+    names: Iterable[str] = (),
+) -> dict[tuple[str, str], list[int]]:
+    """The lines of ``sources`` that answer the question, keyed by (patient label, line), with the numbers of the
+    sources holding each, in rank order.
 
     The question's clinical things (:func:`question_terms`) choose the admissions it is about: a source counts only
     if a source of the same admission mentions one. Within them, the lines are those of the sections the question
@@ -159,9 +195,7 @@ def extract_answer(
             if key not in chosen and len(chosen) >= max_lines:
                 break
             chosen.setdefault(key, []).append(source.number)
-    return "\n".join(
-        f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in _grouped(chosen)
-    )
+    return chosen
 
 
 _NEGATED_BEFORE = re.compile(
