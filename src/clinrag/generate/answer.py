@@ -26,7 +26,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from clinrag.generate.citations import Verification, on_question, unfounded_things, verify
+from clinrag.generate.citations import (
+    Verification,
+    citations_of,
+    on_question,
+    split_sentences,
+    unfounded_things,
+    verify,
+)
 from clinrag.generate.contradiction import contradicted, stay_of
 from clinrag.generate.extractive import (
     SUMMARY_SECTIONS,
@@ -49,6 +56,7 @@ from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilte
 
 PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
 SUMMARY_SOURCES = 40  # stays an admissions summary can list
+_MARKERS = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 _DECLINES = re.compile(
     r"not enough information|insufficient (?:information|evidence)|cannot (?:be )?(?:answer|determine)"
     r"|(?:do|does) not (?:contain|mention|provide|include) (?:the |any |enough )?(?:answer|information)",
@@ -138,8 +146,13 @@ class Answerer:
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
 
+        focused: dict[int, str] = {}
+        if self.generator is not None:
+            # The sources that answer come first, so a model reads them as [1], [2] … and nothing else.
+            focused = focused_texts(understanding, [s for s in sources if s.number in texts], names)
+            sources, texts, focused = _focused_first(sources, texts, focused)
         started = time.perf_counter()
-        draft = self._draft(cleaned, understanding, sources, texts, on_token, names)
+        draft = self._draft(cleaned, understanding, sources, texts, on_token, names, focused)
         timings["generate"] = time.perf_counter() - started
         if not draft.strip() or _DECLINES.search(draft):
             reason = "The accessible records do not answer the question."
@@ -251,6 +264,7 @@ class Answerer:
         texts: dict[int, str],
         on_token: Callable[[str], None] | None,
         names: Sequence[str] = (),
+        focused: dict[int, str] | None = None,
     ) -> str:
         given = [source for source in sources if source.number in texts]
         if self.generator is None:
@@ -258,33 +272,37 @@ class Answerer:
             if on_token is not None and draft:
                 on_token(draft)
             return draft
-        focused = focused_texts(understanding, given, names)
-        messages = self._fitted_messages(
-            question, [s for s in given if s.number in (focused or texts)], focused or texts
-        )
+        shown = focused or texts
+        messages, numbers = self._fitted_messages(question, [s for s in given if s.number in shown], shown)
         if on_token is None:
-            return self.generator.complete(messages, self.settings.max_tokens, self.settings.temperature)
-        pieces: list[str] = []
-        for piece in self.generator.stream(messages, self.settings.max_tokens, self.settings.temperature):
-            pieces.append(piece)
-            on_token(piece)
-        return "".join(pieces)
+            draft = self.generator.complete(messages, self.settings.max_tokens, self.settings.temperature)
+        else:
+            pieces: list[str] = []
+            for piece in self.generator.stream(messages, self.settings.max_tokens, self.settings.temperature):
+                pieces.append(piece)
+                on_token(piece)
+            draft = "".join(pieces)
+        return _cite_the_only_source(draft, numbers[0]) if len(numbers) == 1 else draft
 
-    def _fitted_messages(self, question: str, sources: Sequence[Source], texts: dict[int, str]) -> list[dict[str, str]]:
-        """The prompt with as many whole sources, in rank order, as the context window holds."""
+    def _fitted_messages(
+        self, question: str, sources: Sequence[Source], texts: dict[int, str]
+    ) -> tuple[list[dict[str, str]], list[int]]:
+        """The prompt with as many whole sources, in rank order, as the context window holds, and their numbers."""
         assert self.generator is not None
         count = self.generator.count_tokens
         budget = self.generator.context_window - self.settings.max_tokens - PROMPT_MARGIN
         budget -= sum(count(m["content"]) for m in clinical_messages(question, []))
         blocks: list[str] = []
+        numbers: list[int] = []
         for source in sources:
             block = source_block(source.number, source.chunk, texts[source.number])
             cost = count(block) + 2
             if cost > budget:
                 break
             blocks.append(block)
+            numbers.append(source.number)
             budget -= cost
-        return clinical_messages(question, blocks)
+        return clinical_messages(question, blocks), numbers
 
     def _kept(self, sentences: Sequence[AnswerSentence]) -> list[AnswerSentence]:
         """Sentences to show: repeats dropped, unsupported ones removed or kept for marking."""
@@ -349,6 +367,45 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
         old.supported and not new.supported for old, new in zip(checked.sentences, sentences, strict=True)
     )
     return Verification(tuple(sentences), checked.invalid_citations, checked.off_question, refuted_count)
+
+
+def _focused_first(
+    sources: Sequence[Source], texts: dict[int, str], focused: dict[int, str]
+) -> tuple[tuple[Source, ...], dict[int, str], dict[int, str]]:
+    """The sources renumbered with the ``focused`` ones first (each group in rank order), with ``texts`` and
+    ``focused`` keyed by the new numbers.
+
+    Example:
+        >>> from clinrag.evaluate.adversarial import note_chunk
+        >>> a, b = (Source(number=n, chunk=note_chunk(n, "Ada Stone", "Allergies", "x"), score=1.0) for n in (1, 2))
+        >>> found, _, focus = _focused_first([a, b], {1: "x", 2: "y"}, {2: "y"})
+        >>> [(s.number, s.chunk.subject_id) for s in found], focus
+        ([(1, 2), (2, 1)], {1: 'y'})
+    """
+    if not focused:
+        return tuple(sources), texts, focused
+    ordered = sorted(sources, key=lambda source: (source.number not in focused, source.number))
+    renumbered = tuple(source.model_copy(update={"number": i}) for i, source in enumerate(ordered, 1))
+    new = {old.number: source.number for old, source in zip(ordered, renumbered, strict=True)}
+    return (
+        renumbered,
+        {new[n]: text for n, text in texts.items()},
+        {new[n]: text for n, text in focused.items()},
+    )
+
+
+def _cite_the_only_source(draft: str, number: int) -> str:
+    """``draft`` with every sentence citing ``number``: when a model was shown one source, a sentence without a
+    marker, or with another number (small models number their lines "[2] …"), can only come from it; verification
+    still checks that it says what the source says.
+
+    Example:
+        >>> print(_cite_the_only_source("Allergic to codeine.\\nNo other allergies [1].", 1))
+        Allergic to codeine. [1]
+        No other allergies [1].
+    """
+    sentences = (_MARKERS.sub(f"[{number}]", sentence) for sentence in split_sentences(draft))
+    return "\n".join(sentence if citations_of(sentence) else f"{sentence} [{number}]" for sentence in sentences)
 
 
 def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None:

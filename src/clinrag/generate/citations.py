@@ -100,14 +100,18 @@ def strip_citations(sentence: str) -> str:
     return re.sub(r"\s+([.!?,;:])", r"\1", _MARKER.sub("", sentence)).strip()
 
 
-def lexical_support(sentence: str, source: str) -> float:
-    """Share of the sentence's content words that the source contains (1.0 for a sentence with none).
+def lexical_support(sentence: str, source: str, ignored: set[str] | frozenset[str] = frozenset()) -> float:
+    """Share of the sentence's content words, less ``ignored`` ones (the source's provenance: patient, section),
+    that the source contains (1.0 for a sentence with none). A sentence gets its support from what the source
+    says, not from naming the patient and the section it comes from.
 
     Example:
         >>> lexical_support("aspirin 81 mg", "Aspirin 81 mg PO daily")
         1.0
+        >>> lexical_support("Ada underwent a major procedure", "open colectomy", ignored={"ada", "major", "procedure"})
+        0.0
     """
-    words = set(tokenize(sentence))
+    words = set(tokenize(sentence)) - ignored
     if not words:
         return 1.0
     return len(words & set(tokenize(source))) / len(words)
@@ -149,7 +153,7 @@ def verify(
             header, body = headers.get(number, ""), sources[number]
             if _only_restates(text, header_words) or (_negated(text) and not _negated(body)):
                 continue
-            lexical = lexical_support(text, header + "\n" + body)
+            lexical = lexical_support(text, body, ignored=set(tokenize(header)))
             best = max(best, lexical, semantic.get((index, number), 0.0))
         evidence = [headers.get(number, "") + "\n" + sources[number] for number in numbers]
         supported = best >= threshold and not unfounded_things(text, evidence)
