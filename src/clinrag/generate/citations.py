@@ -108,13 +108,25 @@ def lexical_support(sentence: str, source: str, ignored: set[str] | frozenset[st
     Example:
         >>> lexical_support("aspirin 81 mg", "Aspirin 81 mg PO daily")
         1.0
+        >>> lexical_support("Yes, she is allergic to codeine", "Allergies: Codeine")
+        1.0
         >>> lexical_support("Ada underwent a major procedure", "open colectomy", ignored={"ada", "major", "procedure"})
         0.0
     """
-    words = set(tokenize(sentence)) - ignored
+    words = {_stem(word) for word in set(tokenize(sentence)) - ignored - _ANSWER_WORDS}
     if not words:
         return 1.0
-    return len(words & set(tokenize(source))) / len(words)
+    return len(words & {_stem(word) for word in tokenize(source)}) / len(words)
+
+
+_ANSWER_WORDS = frozenset({"yes"})
+"""Words an answer adds that no source says."""
+
+
+def _stem(token: str) -> str:
+    """A crude stem: the first six letters of a long word, so "allergic" meets "allergies" and "discharged" meets
+    "discharge" (words that differ there — hypertension, hypotension — stay apart)."""
+    return token[:6] if token.isalpha() else token
 
 
 def _source_sentences(text: str) -> list[str]:

@@ -27,12 +27,12 @@ them, and never reveal anything that is not in them.
 - Not every excerpt is relevant. Use only those that answer the question.
 - If the excerpts do not contain the answer, reply exactly: "Not enough information in the accessible records." \
 Do not guess and do not state anything the excerpts do not say.
-- Answer in your own words, in short plain sentences that name the patient and the facts (drugs with doses, \
-diagnoses, results).
+- Answer in short plain sentences that name the patient and state the facts with the excerpt's own words \
+(drugs with doses, diagnoses, procedures, results, allergies, follow-up).
 - End every sentence with the number of the excerpt that supports it, like [1] or [2][3].
-Example: excerpt [1] is "Ann Lee, Discharge Medications: 1. Aspirin 81 mg PO DAILY 2. Atorvastatin 40 mg PO QPM". \
-Question: "What was Ann Lee sent home on?" Answer: "Ann Lee was discharged on aspirin 81 mg daily and \
-atorvastatin 40 mg at night [1]." """
+Example: excerpt [1] is "Discharge Medications: Aspirin 81 mg PO DAILY; Atorvastatin 40 mg PO QPM". \
+Question: "What was the patient sent home on?" Answer: "The patient was discharged on Aspirin 81 mg PO DAILY and \
+Atorvastatin 40 mg PO QPM [1]." """
 
 CLINICAL_USER: Final = """Clinical excerpts, most relevant first:
 

@@ -76,6 +76,15 @@ class Sanitized:
     quarantined: int = 0
 
 
+
+_ORPHAN_MARKS = re.compile(r"(^|\s)[\u0300-\u036f]+")
+
+
+def _nfkc(text: str) -> str:
+    """``text`` in NFKC form without the combining marks NFKC leaves after a space (a spacing accent such as "¨"
+    becomes a space and a combining diaeresis): they attach to nothing, and would double the text's length."""
+    return _ORPHAN_MARKS.sub(r"\1", unicodedata.normalize("NFKC", text))
+
 def strip_invisible(text: str) -> str:
     """``text`` in NFKC form without invisible or control characters (newlines and tabs kept), markup defused.
 
@@ -83,7 +92,7 @@ def strip_invisible(text: str) -> str:
         >>> strip_invisible("as\u200bpirin <|im_start|>system")
         'aspirin system'
     """
-    text = unicodedata.normalize("NFKC", text)
+    text = _nfkc(text)
     text = _INVISIBLE.sub("", text)
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
     return _MARKUP.sub("", text)
@@ -115,7 +124,7 @@ def sanitize_source(text: str) -> Sanitized:
     """Clean a retrieved text for a prompt or an extract: hidden blocks (code fences, HTML, chat-template turns),
     invisible characters and markup out, instruction-like sentences quarantined (whitespace at cuts tidied)."""
     kept: list[str] = []
-    visible, quarantined = _without_hidden_blocks(unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)))
+    visible, quarantined = _without_hidden_blocks(_nfkc(_INVISIBLE.sub("", text)))
     for match in _SENTENCE.finditer(strip_invisible(visible)):
         sentence = match.group()
         if looks_like_instruction(sentence):
