@@ -76,7 +76,6 @@ class Sanitized:
     quarantined: int = 0
 
 
-
 _ORPHAN_MARKS = re.compile(r"(^|\s)[\u0300-\u036f]+")
 
 
@@ -84,6 +83,7 @@ def _nfkc(text: str) -> str:
     """``text`` in NFKC form without the combining marks NFKC leaves after a space (a spacing accent such as "¨"
     becomes a space and a combining diaeresis): they attach to nothing, and would double the text's length."""
     return _ORPHAN_MARKS.sub(r"\1", unicodedata.normalize("NFKC", text))
+
 
 def strip_invisible(text: str) -> str:
     """``text`` in NFKC form without invisible or control characters (newlines and tabs kept), markup defused.
