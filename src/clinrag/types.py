@@ -256,13 +256,40 @@ class AnswerSentence(Record):
     supported: bool
 
 
+class PatientChoice(Record):
+    """A patient a question may mean, offered to the asker when a name does not settle who (a surname alone,
+    another given name, a misspelt name, two patients with one name): only patients the asker may retrieve.
+
+    Example:
+        >>> PatientChoice(subject_id=10000255, name="Tracie Edwards", org="B", depts=("medicine",)).label()
+        'Tracie Edwards (10000255, B)'
+    """
+
+    subject_id: int
+    name: str
+    org: str = ""
+    depts: tuple[str, ...] = ()
+
+    def label(self, orgs: dict[str, str] | None = None) -> str:
+        """``Name (subject_id, organisation)``, the organisation by its label in ``orgs`` when given.
+
+        Example:
+            >>> PatientChoice(subject_id=1, name="Ada Stone", org="A").label({"A": "Hospital A"})
+            'Ada Stone (1, Hospital A)'
+        """
+        where = (orgs or {}).get(self.org, self.org)
+        return f"{self.name} ({self.subject_id}, {where})" if where else f"{self.name} ({self.subject_id})"
+
+
 class Abstention(Record):
-    """Why no answer was given, and where the system looked (organisations or leaves searched, denied, down)."""
+    """Why no answer was given, and where the system looked (organisations or leaves searched, denied, down).
+    ``choices`` are the patients the question may mean, when the system asks which one."""
 
     reason: str
     searched: tuple[str, ...] = ()
     denied: tuple[str, ...] = ()
     unreachable: tuple[str, ...] = ()
+    choices: tuple[PatientChoice, ...] = ()
 
 
 class Answer(Record):

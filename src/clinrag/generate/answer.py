@@ -128,6 +128,15 @@ class Answerer:
         if retrieval.no_such_patient:
             reason = "No patient by that name is in the records you can access."
             return self._abstain(question, reason, timings, retrieval=retrieval)
+        if retrieval.clarify:  # a name that does not settle who: nothing was retrieved, the asker is asked
+            listed = [choice.label(self.scopes.orgs) for choice in retrieval.clarify]
+            more = f" and {len(listed) - 10} more" if len(listed) > 10 else ""
+            reason = f"Which patient do you mean? {'; '.join(listed[:10])}{more}."
+            asked_back = self._abstain(question, reason, timings, retrieval=retrieval)
+            if asked_back.abstention is not None:
+                offered = asked_back.abstention.model_copy(update={"choices": retrieval.clarify})
+                asked_back = asked_back.model_copy(update={"abstention": offered})
+            return asked_back
         if not retrieval.hits:
             reason = "No accessible record matches the question above the relevance threshold."
             return self._abstain(question, reason, timings, retrieval=retrieval)

@@ -1,9 +1,11 @@
 """The retriever of one node: understands the question, resolves named patients, searches every leaf index,
 merges, applies the relevance threshold, and returns ranked hits with their provenance.
 
-When a question names patients this node knows, only their chunks are eligible; when it names people this
-node does not know, nothing is returned and the result says so ("no such patient here"), rather than answering
-about someone else.
+When a question names patients this node knows — in full or by identifier — only their chunks are eligible; when
+it names people this node does not know, nothing is returned and the result says so ("no such patient here"),
+rather than answering about someone else. A name that only comes near registry patients (a surname alone, another
+given name, a swapped or misspelt name) or that several patients share selects no one: nothing is retrieved, and
+the result lists the patients it may mean (``Retrieval.clarify``) so the asker can say which.
 
 Example:
     >>> retriever = Retriever.open(pathlib.Path("data/demo/nodes/A"))  # doctest: +SKIP
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -34,11 +36,11 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
-from clinrag.retrieve.patients import PatientRegistry, Resolution
+from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
 from clinrag.retrieve.scope import ScopeNames
 from clinrag.settings import IndexSettings, RetrieveSettings
-from clinrag.types import Chunk, Hit, SearchFilters
+from clinrag.types import Chunk, Hit, PatientChoice, SearchFilters
 
 
 class Queryable(Protocol):
@@ -62,6 +64,10 @@ class Retrieval:
 
     ``searched``, ``denied`` and ``unreachable`` name the organisations or tree nodes that were searched, that
     refused by policy, and that did not answer (a federation fills them; a local search names its leaves).
+
+    ``clarify`` lists the patients a name of the question may mean when it does not settle who (a surname alone,
+    another given name, a swapped or misspelt name, one name shared by several patients) — only patients the asker
+    may retrieve; ``hits`` is then empty, whatever else the question names: the asker is asked which patient.
     """
 
     hits: tuple[Hit, ...]
@@ -74,6 +80,7 @@ class Retrieval:
     searched: tuple[str, ...] = ()
     denied: tuple[str, ...] = ()
     unreachable: tuple[str, ...] = ()
+    clarify: tuple[PatientChoice, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,8 @@ class QueryPlan:
     """A question made ready for one registry's stores: its filters (named patients, dates, admission), the text
     to rank by (mentions cut out), the text embedded for the dense query (a question about a set of patients
     without its opening frame, see `asked_about`), and the query vectors. ``no_such_patient`` means nothing here may
-    be searched."""
+    be searched (the question names someone, and no one here in full or by identifier); a name that only comes
+    near registry patients (``resolution.near``) selects no one, so alone it leaves nothing to search either."""
 
     understanding: QueryUnderstanding
     resolution: Resolution | None
@@ -99,6 +107,48 @@ class QueryPlan:
         if not wanted or self.filters.sections is not None or self.filters.section_groups is not None:
             return None
         return self.filters.model_copy(update={"sections": wanted})
+
+
+def patient_choices(
+    mentions: Sequence[PatientMention],
+    registry: PatientRegistry,
+    org: str = "",
+    dept: str = "",
+    permitted: Callable[[int], bool] | None = None,
+) -> tuple[PatientChoice, ...]:
+    """The patients ``mentions`` may mean, in subject_id order, each once; with ``permitted``, only those it admits
+    (the asker may retrieve some of their records here), so that no other patient's name is ever shown.
+
+    Example:
+        >>> registry = PatientRegistry([(1, "Tracie Edwards"), (2, "Mark Edwards")])
+        >>> near = registry.resolve("Mr. Edwards's labs?", detect_persons=False).near
+        >>> [choice.name for choice in patient_choices(near, registry, "B", "medicine", permitted=lambda sid: sid == 1)]
+        ['Tracie Edwards']
+    """
+    ids = sorted({sid for mention in mentions for sid in mention.subject_ids})
+    depts = (dept,) if dept else ()
+    return tuple(
+        PatientChoice(subject_id=sid, name=registry.name(sid), org=org, depts=depts)
+        for sid in ids
+        if permitted is None or permitted(sid)
+    )
+
+
+def merge_choices(choices: Iterable[PatientChoice]) -> tuple[PatientChoice, ...]:
+    """One choice per patient and organisation, their departments joined, ordered by organisation and subject_id.
+
+    Example:
+        >>> a = PatientChoice(subject_id=1, name="Ada Stone", org="A", depts=("medicine",))
+        >>> merge_choices([a, a.model_copy(update={"depts": ("admissions",)})])[0].depts
+        ('admissions', 'medicine')
+    """
+    merged: dict[tuple[str, int], PatientChoice] = {}
+    for choice in choices:
+        key = (choice.org, choice.subject_id)
+        known = merged.get(key)
+        depts = tuple(sorted({*known.depts, *choice.depts})) if known is not None else choice.depts
+        merged[key] = choice.model_copy(update={"depts": depts})
+    return tuple(merged[key] for key in sorted(merged))
 
 
 def _without_mentions(question: str, resolution: Resolution | None) -> str:
@@ -399,6 +449,25 @@ class Retriever:
         """The departments (leaves) this node searches, which a question may name ("in orthopaedics")."""
         return ScopeNames(depts=tuple(self.stores))
 
+    def _choices(self, resolution: Resolution | None) -> tuple[PatientChoice, ...]:
+        """The patients the question's unsettled names may mean (no policies here: every one), with their node
+        and the leaves (departments) that hold them."""
+        if resolution is None or not resolution.unsettled:
+            return ()
+        choices = patient_choices(resolution.unsettled, self.registry)
+        if self.chunks is None:
+            return choices
+        org = next((row[0] for row in self.chunks.breakdown()), "")
+        return tuple(
+            choice.model_copy(
+                update={
+                    "org": org,
+                    "depts": tuple(d for d in self.stores if self.chunks.count(subject_id=choice.subject_id, dept=d)),
+                }
+            )
+            for choice in choices
+        )
+
     def close(self) -> None:
         """Release the stores."""
         for store in self.stores.values():
@@ -424,6 +493,17 @@ class Retriever:
         plan = plan_query(question, filters, settings, self.registry, self.chunks, embed)
         timings = {"understand": time.perf_counter() - started - embed.seconds, "embed": embed.seconds}
         searched = tuple(self.stores)
+        clarify = self._choices(plan.resolution)
+        if clarify:
+            return Retrieval(
+                (),
+                plan.understanding,
+                plan.resolution,
+                plan.filters,
+                timings=timings,
+                searched=searched,
+                clarify=clarify,
+            )
         if plan.no_such_patient:
             return Retrieval(
                 (), plan.understanding, plan.resolution, plan.filters, True, timings=timings, searched=searched

@@ -497,8 +497,11 @@ class PatientRegistry:
         self._vocab: set[str] = set()
         self._max_full = self._max_surname = self._max_given = 0
         words_of: dict[str, tuple[str, ...]] = {}
+        self._names: dict[int, str] = {}
         for subject_id, name in patients:
             self._ids.add(subject_id)
+            if name and name.strip():
+                self._names.setdefault(subject_id, " ".join(name.split()))
             parts = _name_parts(name, words_of) if name else []
             if not parts:
                 continue
@@ -520,6 +523,15 @@ class PatientRegistry:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def name(self, subject_id: int) -> str:
+        """The patient's name as registered (``patient SUBJECT_ID`` when it has none).
+
+        Example:
+            >>> PatientRegistry([(1, "Betty  Henry"), (2, None)]).name(1), PatientRegistry([(2, None)]).name(2)
+            ('Betty Henry', 'patient 2')
+        """
+        return self._names.get(subject_id) or f"patient {subject_id}"
 
     def __repr__(self) -> str:
         return f"PatientRegistry({len(self)} patients)"
