@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from datetime import date, datetime
 from enum import StrEnum
 
@@ -270,7 +271,7 @@ class PatientChoice(Record):
     org: str = ""
     depts: tuple[str, ...] = ()
 
-    def label(self, orgs: dict[str, str] | None = None) -> str:
+    def label(self, orgs: Mapping[str, str] | None = None) -> str:
         """``Name (subject_id, organisation)``, the organisation by its label in ``orgs`` when given.
 
         Example:
