@@ -149,6 +149,9 @@ class Node:
             errors=outcome.errors,
             no_such_patient=outcome.no_such_patient,
             named_patient=outcome.named_patient,
+            names_person=outcome.names_person,
+            names=outcome.names,
+            leaves_searched=outcome.leaves_searched,
             refused_documents=outcome.refused_documents,
         )
         found = outcome.candidates
@@ -166,8 +169,10 @@ class Node:
         return response
 
     def _audit(self, actor: Actor, request: RetrieveRequest, response: RetrieveResponse, returned: list[Chunk]) -> None:
-        """One audit line; ``returned`` is every chunk the reply names, with its text or (pruned) by id alone."""
-        gate_denied = not response.searched and bool(response.denied)
+        """One audit line; ``returned`` is every chunk the reply names, with its text or (pruned) by id alone; the
+        patients are theirs and those the reply offers as choices for a name (their names are disclosed too)."""
+        gate_denied = not response.leaves_searched and bool(response.denied) and not response.errors
+        offered = {choice.subject_id for name in response.names for choice in name.choices}
         self.audit.record(
             AuditEntry(
                 node=self.config.org,
@@ -180,7 +185,7 @@ class Node:
                 searched=tuple(response.searched),
                 denied=tuple(denial.path for denial in response.denied),
                 returned=tuple(chunk.chunk_id for chunk in returned),
-                patients=tuple(sorted({c.subject_id for c in returned if c.subject_id is not None})),
+                patients=tuple(sorted({c.subject_id for c in returned if c.subject_id is not None} | offered)),
             )
         )
         log.info(

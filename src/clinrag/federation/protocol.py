@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clinrag.types import Hit, SearchFilters
+from clinrag.types import Hit, PatientChoice, SearchFilters
 
 API_VERSION = "v1"
 
@@ -66,6 +66,18 @@ class Denial(Message):
     reasons: list[str] = Field(default_factory=list)
 
 
+class NameMatch(Message):
+    """Where the question names patients this node holds: ``question[start:end]``, whether in full or by identifier
+    (``full``: it selects them) or only near their names (a surname alone, another given name, a swapped or
+    misspelt name), and which of them the asker may retrieve here (``choices``). A name whose patients the asker
+    may not retrieve is never reported."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    full: bool
+    choices: list[PatientChoice] = Field(min_length=1)
+
+
 class PathError(Message):
     """A part of the tree that failed; the message carries ids, never record text."""
 
@@ -99,6 +111,18 @@ class RetrieveResponse(Message):
     named_patient: bool = Field(
         False, description="A leaf resolved a patient the question names; the hits are about that patient only."
     )
+    names_person: bool = Field(
+        False,
+        description=(
+            "Some leaf read a person's name in the question (known, near or unknown); candidates come only from "
+            "leaves that resolved it in full, so none when no leaf did."
+        ),
+    )
+    names: list[NameMatch] = Field(
+        default_factory=list,
+        description="Names of the question matched in full or near at this node, with the patients the asker may see.",
+    )
+    leaves_searched: int = Field(0, description="Leaves the policies let the user search (0 with denials: denied).")
     refused_documents: int = Field(0, description="Candidates dropped by the document policy.")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
 

@@ -8,6 +8,11 @@ Each node returns every candidate with its score in each retriever's list; the r
 organisations by its own score and fuses once, so with policies off and dense retrieval the federation returns
 exactly what one index over all the chunks would.
 
+Names: a name some organisation matched only near its patients (a surname alone, another given name, a swapped or
+misspelt name), and that no organisation matched in full, or a full name that different patients share, makes the
+result a question back — ``Retrieval.clarify`` lists the patients, across organisations, the asker may retrieve —
+with no hits at all.
+
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
     >>> result = root.search("Who had a stroke?", token)  # doctest: +SKIP
@@ -33,7 +38,7 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clinrag.errors import ConfigError
-from clinrag.federation.protocol import API_VERSION, RetrieveRequest, RetrieveResponse
+from clinrag.federation.protocol import API_VERSION, NameMatch, RetrieveRequest, RetrieveResponse
 from clinrag.index.embed import Vectors
 from clinrag.index.store import Mode
 from clinrag.retrieve.candidates import (
@@ -44,11 +49,11 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
-from clinrag.retrieve.hybrid import Retrieval, dense_text
+from clinrag.retrieve.hybrid import Retrieval, dense_text, merge_choices
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
 from clinrag.settings import FederationSettings, RetrieveSettings
-from clinrag.types import SearchFilters
+from clinrag.types import PatientChoice, SearchFilters
 
 
 class OrgEndpoint(BaseModel):
@@ -335,22 +340,46 @@ class FederationRoot:
             return OrgResult(org, OrgStatus.INCOMPATIBLE, detail)
         if response.node != org.org:
             return OrgResult(org, OrgStatus.FAILED, f"answered as {response.node!r}, expected {org.org!r}")
-        if not response.searched and response.denied:
+        if response.denied and not response.leaves_searched and not response.errors:
+            # Refused at its root router, or at every department below it: nothing of it was searched.
             return OrgResult(org, OrgStatus.DENIED, "denied by policy", response)
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
     def _merge(self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]) -> Retrieval:
         usable = [part.usable for part in arrived if part.usable is not None]
+        results = [part.result for part in arrived]
+        searched = tuple(result.org.org for result in results if result.status == OrgStatus.ANSWERED)
+        denied = tuple(_denied(results))
+        unreachable = tuple(
+            f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
+        )
+        clarify = unsettled([match for part in usable for match in part.reply.names])
+        if clarify:  # the asker is asked which patient: nothing is retrieved
+            return Retrieval(
+                (),
+                understanding,
+                None,
+                request.filters,
+                timings={},
+                searched=searched,
+                denied=denied,
+                unreachable=unreachable,
+                clarify=clarify,
+            )
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
-        # organisations that do not hold them searched without a patient filter, so their candidates are dropped.
-        if any(part.reply.named_patient for part in usable):
+        # organisations that do not hold them searched without a patient filter, so their candidates are dropped;
+        # and when some organisation read a person's name that none resolved, no candidate is about that person.
+        named = any(part.reply.named_patient for part in usable)
+        recognised = any(part.reply.names_person for part in usable)
+        if named or recognised:
             usable = [part for part in usable if part.reply.named_patient]
         query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
         merged = merge_candidates([part.candidates for part in usable], request.fetch_k)
         hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
         searching = [part.reply for part in usable if part.reply.searched]
-        no_such_patient = bool(searching) and all(reply.no_such_patient for reply in searching) and not hits
-        results = [part.result for part in arrived]
+        no_such_patient = not hits and (
+            (recognised and not named) or (bool(searching) and all(reply.no_such_patient for reply in searching))
+        )
         return Retrieval(
             tuple(hits),
             understanding,
@@ -359,11 +388,9 @@ class FederationRoot:
             no_such_patient=no_such_patient,
             below_threshold=dropped,
             timings={},
-            searched=tuple(result.org.org for result in results if result.status == OrgStatus.ANSWERED),
-            denied=tuple(_denied(results)),
-            unreachable=tuple(
-                f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
-            ),
+            searched=searched,
+            denied=denied,
+            unreachable=unreachable,
         )
 
 
@@ -392,6 +419,34 @@ _READ_CHUNK = 64 * 1024
 def _tls() -> ssl.SSLContext:
     """One TLS context per process: building one loads the CA bundle (tens of ms), too slow for every search."""
     return ssl.create_default_context()
+
+
+def unsettled(names: Sequence[NameMatch]) -> tuple[PatientChoice, ...]:
+    """The patients to ask the asker to choose between, from every organisation's `NameMatch`es: those of a name
+    matched only near (a surname alone, another given name, a swapped or misspelt name) that no organisation
+    matched in full, and those of a full name that different patients share. Empty when every name is settled.
+
+    Example:
+        >>> tracie = PatientChoice(subject_id=1, name="Tracie Edwards", org="B")
+        >>> [c.name for c in unsettled([NameMatch(start=4, end=21, full=False, choices=[tracie])])]
+        ['Tracie Edwards']
+        >>> alexandra = PatientChoice(subject_id=2, name="Alexandra Edwards", org="A")
+        >>> unsettled([NameMatch(start=4, end=21, full=False, choices=[tracie]),
+        ...            NameMatch(start=4, end=21, full=True, choices=[alexandra])])
+        ()
+    """
+    full = [match for match in names if match.full]
+    offered: list[PatientChoice] = []
+    for match in names:
+        if not match.full and not any(match.start < other.end and other.start < match.end for other in full):
+            offered += match.choices
+    spans: dict[tuple[int, int], list[PatientChoice]] = {}
+    for match in full:
+        spans.setdefault((match.start, match.end), []).extend(match.choices)
+    for choices in spans.values():
+        if len({choice.subject_id for choice in choices}) > 1:
+            offered += choices
+    return merge_choices(offered)
 
 
 def _denied(results: Sequence[OrgResult]) -> list[str]:

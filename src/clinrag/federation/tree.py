@@ -2,7 +2,10 @@
 routers merge their children's candidates, and the node ranks its own top-k.
 
 Each leaf resolves patient names against its own registry (the patients it holds), so a name only another leaf
-knows empties this leaf's search rather than matching someone else.
+knows empties this leaf's search rather than matching someone else. Only a full name or an identifier selects a
+patient; a leaf reports where the question names its patients (`NameMatch`), in full or only near their names,
+listing only the patients the asker may retrieve there (some of their documents at that leaf pass the document
+policy), so the names of others never leave the node.
 
 Example:
     >>> tree = NodeTree.open(load_node_config(pathlib.Path("hospital_a.toml")), embedder)  # doctest: +SKIP
@@ -26,14 +29,23 @@ import numpy as np
 from clinrag.access.policy import Decision, PolicyEngine
 from clinrag.errors import ClinragError, FederationError
 from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
-from clinrag.federation.protocol import Denial, PathError, RetrieveRequest
+from clinrag.federation.protocol import Denial, NameMatch, PathError, RetrieveRequest
 from clinrag.index.edge import EdgeStore
 from clinrag.index.embed import Embedder, Vectors
 from clinrag.index.server import ServerStore
 from clinrag.index.store import StoreHit, StoreQuery, VectorStore
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.retrieve.candidates import Candidates, decode_vector, merge_candidates
-from clinrag.retrieve.hybrid import CHUNKS_FILE, TextAnalysis, TimedEmbedder, gather, list_names, plan_query
+from clinrag.retrieve.hybrid import (
+    CHUNKS_FILE,
+    QueryPlan,
+    TextAnalysis,
+    TimedEmbedder,
+    gather,
+    list_names,
+    patient_choices,
+    plan_query,
+)
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor, Chunk
@@ -41,6 +53,8 @@ from clinrag.types import Actor, Chunk
 log = logging.getLogger("clinrag.node")
 REMEMBERED_GATES = 10_000
 REMEMBERED_DOCUMENT_DECISIONS = 200_000
+PATIENT_CHECK_BATCH = 64
+"""Chunks of a named patient checked at a time when deciding whether the asker may retrieve any of them."""
 
 
 class _LockedStore:
@@ -90,6 +104,10 @@ class TreeOutcome:
     query_vector: Vectors | None = None
     named_patient: bool = False
     """A leaf below resolved a patient the question names (then only such leaves' candidates count)."""
+    names_person: bool = False
+    """A leaf below read a person's name in the question, known or not (then leaves that read none do not count)."""
+    names: list[NameMatch] = field(default_factory=list)
+    """Where the question names patients of the leaves below, with those the asker may retrieve."""
 
     @property
     def no_such_patient(self) -> bool:
@@ -259,6 +277,7 @@ class _Search:
             self.embed.provide(request.query_vector_text or request.query, given)
         self.analysis = TextAnalysis()  # the question is understood once for all leaves
         self.fetch_k = max(request.fetch_k, request.k)
+        self._permitted: dict[tuple[str, int], bool] = {}
 
     def visit(self, spec: LeafSpec | RouterSpec) -> TreeOutcome:
         decision = self.tree.can_search(self.engine, self.actor, spec)
@@ -296,6 +315,7 @@ class _Search:
             failed = TreeOutcome(Candidates({}), searched=[spec.path])
             failed.errors.append(PathError(path=spec.path, message=message))
             return failed
+        resolution = plan.resolution
         return TreeOutcome(
             found.candidates,
             searched=[spec.path],
@@ -303,8 +323,47 @@ class _Search:
             leaves_without_patient=int(plan.no_such_patient),
             refused_documents=found.refused,
             query_vector=plan.dense,
-            named_patient=plan.resolution is not None and bool(plan.resolution.subject_ids),
+            named_patient=resolution is not None and bool(resolution.subject_ids),
+            names_person=resolution is not None and resolution.names_patients,
+            names=self._names(spec, leaf, plan),
         )
+
+    def _names(self, spec: LeafSpec, leaf: Leaf, plan: QueryPlan) -> list[NameMatch]:
+        """Where the question names this leaf's patients, with the patients the asker may retrieve here; a name
+        whose patients the asker may not retrieve is left out, so that their names never leave the node."""
+        resolution = plan.resolution
+        if resolution is None:
+            return []
+        found = []
+        # Every mention of `resolution.mentions` settles who (a near one there is pinned to a patient named in full).
+        for full, mentions in ((True, resolution.mentions), (False, resolution.near)):
+            for mention in mentions:
+                choices = patient_choices(
+                    [mention], leaf.registry, self.tree.config.org, spec.dept, lambda s: self._may_retrieve(spec, s)
+                )
+                if choices:
+                    found.append(NameMatch(start=mention.start, end=mention.end, full=full, choices=choices))
+        return found
+
+    def _may_retrieve(self, spec: LeafSpec, subject_id: int) -> bool:
+        """Whether the asker may retrieve some of the patient's documents at this leaf (the document policy, the
+        same check every hit passes), remembered for the request."""
+        key = (spec.path, subject_id)
+        known = self._permitted.get(key)
+        if known is None:
+            known = False
+            batch: list[Chunk] = []
+            for chunk in self.tree.chunks.chunks(dept=spec.dept, subject_id=subject_id):
+                batch.append(chunk)
+                if len(batch) == PATIENT_CHECK_BATCH:
+                    known = any(self._admit(batch))
+                    batch = []
+                    if known:
+                        break
+            if batch and not known:
+                known = any(self._admit(batch))
+            self._permitted[key] = known
+        return known
 
     def _admit(self, chunks: Sequence[Chunk]) -> list[bool]:
         return self.tree.can_retrieve(self.engine, self.actor, chunks)
@@ -326,11 +385,15 @@ def _given_vector(encoded: str | None, dimension: int) -> Vectors | None:
 def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
     """Merge children's outcomes. When some child resolved a patient the question names, the others' candidates
     are dropped: their registries lack that patient (a name spaCy did not flag would otherwise let them answer
-    about everyone)."""
+    about everyone). When some child read a person's name but none resolved it, every candidate is dropped: the
+    children that read no name searched everyone ("Alexandra Edwards" is a surname at one leaf, nothing at another).
+    """
     named = any(part.named_patient for part in parts)
-    kept = [part.candidates for part in parts if part.named_patient or not named]
-    combined = TreeOutcome(merge_candidates(kept, fetch_k), named_patient=named)
+    recognised = any(part.names_person for part in parts)
+    kept = [part.candidates for part in parts if part.named_patient or not (named or recognised)]
+    combined = TreeOutcome(merge_candidates(kept, fetch_k), named_patient=named, names_person=recognised)
     for part in parts:
+        combined.names += part.names
         combined.searched += part.searched
         combined.denied += part.denied
         combined.errors += part.errors
