@@ -3,6 +3,7 @@ uses that federation from another terminal, and Ctrl-C stops everything cleanly.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -87,6 +88,22 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert "organisations" in ask.stdout
         assert "C/neurology" in ask.stdout  # denied to A.phys, and said so
         assert any(path.is_file() for path in (tmp_path / "tokens").iterdir())
+
+        asked = subprocess.run(
+            [*CLI, "ask", "Who was treated for a stroke?", "--as", "A.phys.neur", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert asked.returncode == 0, asked.stderr
+        found = json.loads(asked.stdout)
+        assert not found["abstained"], found["text"]
+        assert {part["org"]: part["status"] for part in found["organisations"]} == dict.fromkeys("ABC", "answered")
+        cited = [found["sources"][n - 1]["chunk"] for n in found["cited"]]
+        assert cited
+        assert all(chunk["section"] != "Discharge Instructions" for chunk in cited)  # not "call for signs of stroke"
 
         token = subprocess.run(
             [*CLI, "token", "--as", "B.nurse"], capture_output=True, text=True, env=env, timeout=60, check=False

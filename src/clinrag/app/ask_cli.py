@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -44,6 +45,12 @@ def ask_command(
         typer.Option(envvar="CLINRAG_TOKEN", help="Ask the federation with this ID token (from any OIDC provider)."),
     ] = None,
     federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print the answer as one JSON object (text, sentences, sources, abstention, organisations)."
+        ),
+    ] = False,
     config: ConfigOption = None,
 ) -> None:
     """Answer a question from the records you may see, citing \\[n] after every sentence and checking each citation.
@@ -67,24 +74,56 @@ def ask_command(
         root = FederationRoot(orgs, loaded.retrieve, embedder.id, loaded.federation, embed=TimedEmbedder(embedder))
         searcher = FederatedSearcher(root, bearer)
         answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
-        answer = answerer.answer(question, filters, on_token=_printer(stream))
+        answer = answerer.answer(question, filters, on_token=_printer(stream and not as_json))
+        parts = searcher.last.orgs if searcher.last is not None else []
+        if as_json:
+            typer.echo(answer_json(answer, parts))
+            return
         if stream:
             console.print("\n[dim]— verified —[/dim]")
         print_answer(answer)
-        if searcher.last is not None:
-            print_organisations(searcher.last.orgs)
+        print_organisations(parts)
         return
     retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
     try:
         answerer = Answerer(
             retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)
         )
-        answer = answerer.answer(question, filters, on_token=_printer(stream))
-        if stream:
+        answer = answerer.answer(question, filters, on_token=_printer(stream and not as_json))
+        if stream and not as_json:
             console.print("\n[dim]— verified —[/dim]")
     finally:
         retriever.close()
+    if as_json:
+        typer.echo(answer_json(answer))
+        return
     print_answer(answer)
+
+
+def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
+    """The answer as one JSON object, with each organisation's part when the federation answered.
+
+    Example:
+        >>> import json
+        >>> json.loads(answer_json(Answer(question="q", text="t", generator="extractive")))["text"]
+        't'
+    """
+    body: dict[str, Any] = answer.model_dump(mode="json")
+    body["abstained"] = answer.abstained
+    if orgs:
+        body["organisations"] = [
+            {
+                "org": result.org.org,
+                "name": result.org.label,
+                "status": result.status.value,
+                "detail": result.detail,
+                "searched": list(result.response.searched) if result.response else [],
+                "denied": [denial.path for denial in result.response.denied] if result.response else [],
+                "seconds": round(result.seconds, 3),
+            }
+            for result in orgs
+        ]
+    return json.dumps(body, indent=2, ensure_ascii=False)
 
 
 def _printer(stream: bool) -> Callable[[str], None] | None:
@@ -105,7 +144,7 @@ def _sign_in(loaded: Settings, orgs: list[OrgEndpoint], subject: str, org: str |
     return get_token(endpoint.issuer, subject, cache, client_id=loaded.federation.client_id)
 
 
-def print_organisations(orgs: list[OrgResult]) -> None:
+def print_organisations(orgs: Sequence[OrgResult]) -> None:
     """Which organisations answered, were denied (and where), or could not be reached, and how long each took."""
     table = Table(title="organisations")
     for column in ("org", "status", "searched", "denied", "seconds"):
