@@ -27,7 +27,8 @@ def _root(orgs: list[OrgEndpoint], timeout: float = 2.0) -> FederationRoot:
 def test_a_physician_gets_a_global_top_k_with_statuses(federation: Federation) -> None:
     result = _root(federation.orgs).search("hospital course", federation.token("A.phys"), k=8)
     statuses = {org.org.org: org.status for org in result.orgs}
-    assert statuses == {"A": OrgStatus.ANSWERED, "B": OrgStatus.ANSWERED, "C": OrgStatus.ANSWERED}
+    # C's router lets A.phys in, but every department below it refuses: C is denied, not answered.
+    assert statuses == {"A": OrgStatus.ANSWERED, "B": OrgStatus.ANSWERED, "C": OrgStatus.DENIED}
     hits = result.retrieval.hits
     assert len(hits) == 8
     assert [hit.rank for hit in hits] == list(range(1, 9))
