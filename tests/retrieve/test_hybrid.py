@@ -18,7 +18,7 @@ from clinrag.index.indexer import build_indexes
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
-from clinrag.retrieve.hybrid import Retriever, TextAnalysis, dense_text, plan_query
+from clinrag.retrieve.hybrid import Retriever, TextAnalysis, dense_text, patient_choices, plan_query
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import IndexSettings, IngestSettings, RetrieveSettings
 from clinrag.types import SearchFilters
@@ -75,6 +75,39 @@ def test_a_patient_known_only_elsewhere_returns_nothing(retriever: Retriever, co
     result = retriever.retrieve(f"What medications was {elsewhere[0]} discharged on?")
     assert result.no_such_patient
     assert result.hits == ()
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "Did Zebulon {surname} experience anemia during the hospital stay?",  # the case: another given name
+        "What labs did Mr. {surname} have?",
+        "Did {surname} {given} have anemia?",  # swapped without a comma
+        "Did {given} {surname}x have anemia?",  # one edit
+    ],
+)
+def test_a_name_short_of_a_full_match_retrieves_nothing_and_lists_the_patient(
+    retriever: Retriever, cohort: Path, form: str
+) -> None:
+    name, subject_id = _unique_name(cohort, "C")
+    given, surname = name.split()[0], name.split()[-1]
+    surnames = [other.split()[-1] for other in _names(cohort / "hospitals/C")]
+    if surnames.count(surname) > 1 or len(name.split()) != 2:
+        pytest.skip("the first unique name shares its surname or has a middle name")
+    result = retriever.retrieve(form.format(given=given, surname=surname))
+    assert result.hits == ()
+    assert not result.no_such_patient
+    assert [(choice.subject_id, choice.name, choice.org) for choice in result.clarify] == [(subject_id, name, "C")]
+    assert result.clarify[0].depts
+
+
+def test_patient_choices_list_only_permitted_patients() -> None:
+    registry = PatientRegistry([(1, "Tracie Edwards"), (2, "Mark Edwards"), (3, "Ada Stone")])
+    near = registry.resolve("Did Alexandra Edwards have anemia?", detect_persons=False).near
+    assert [c.subject_id for c in patient_choices(near, registry)] == [1, 2]
+    only_mark = patient_choices(near, registry, "A", "medicine", permitted=lambda sid: sid == 2)
+    assert [(c.subject_id, c.name, c.org, c.depts) for c in only_mark] == [(2, "Mark Edwards", "A", ("medicine",))]
+    assert patient_choices(near, registry, permitted=lambda sid: False) == ()
 
 
 def test_without_a_patient_hits_span_patients(retriever: Retriever) -> None:
