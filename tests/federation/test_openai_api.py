@@ -135,7 +135,7 @@ def test_an_answer_cites_sources_listed_in_the_extension(stroke: dict[str, Any])
     assert {org["org"]: org["status"] for org in extension["organisations"]} == {
         "A": "answered",
         "B": "answered",
-        "C": "answered",
+        "C": "denied",  # C's router lets its partner's physician in, but every department of C refuses them
     }
 
 
@@ -187,7 +187,7 @@ def test_an_abstention_is_a_normal_message_with_its_reason(api: Api) -> None:
     assert extension["abstained"] is True
     assert text.startswith("Not enough information in the accessible records.")
     assert extension["abstention"]["reason"] in text
-    assert set(extension["abstention"]["searched"]) == {"A", "B", "C"}
+    assert set(extension["abstention"]["searched"]) == {"A", "B"}  # C denies A.phys in every department
     assert extension["cited"] == []
     assert not CITATION.search(text)
 
