@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from datetime import datetime
 from typing import Final
 
@@ -180,6 +180,9 @@ def answering_lines(
         for source in sources
         if complication and any(reports_complication(line) for line in _lines(texts[source.number]))
     }
+    if specific and understanding.about_patients:  # "who had a stroke?": the record's findings, not advice
+        clinical = [source for source in sources if source.chunk.section not in PATIENT_ADVICE_SECTIONS]
+        sources = clinical if any(_answers(s, texts[s.number], specific) for s in clinical) else sources
     chosen: dict[tuple[str, str], list[int]] = {}
     for source in sources:
         text = texts[source.number]
@@ -201,13 +204,26 @@ def answering_lines(
 _NEGATED_BEFORE = re.compile(
     r"\b(?:no|not|never|without|denies|denied|negative for|ruled out|r/o|rule out|free of|absence of|no evidence of"
     r"|no signs? of|signs? of|symptoms? of|risk of|prevent\w*|prophylaxis (?:for|against)|concern for|to exclude"
-    r"|call (?:for|if)|return (?:for|if)|watch for)\b[^.;:]{0,40}$",
+    r"|call (?:for|if)|return (?:for|if)|watch for|warning signs? (?:of|for))\b[^.;:]{0,40}$",
     re.IGNORECASE,
 )
-_NEGATED_AFTER = re.compile(r"^[^.;:]{0,30}\b(?:was|were|is|has been) (?:ruled out|excluded|unlikely)\b", re.IGNORECASE)
+_NEGATED_AFTER = re.compile(
+    r"^(?:[^.;:]{0,30}\b(?:was|were|is|has been) (?:ruled out|excluded|unlikely)\b|\s*(?:prevention|prophylaxis|risk))",
+    re.IGNORECASE,
+)
 
 
-def affirms(line: str, terms: frozenset[str]) -> bool:
+PATIENT_ADVICE_SECTIONS: Final = frozenset({"Discharge Instructions", "Followup Instructions"})
+"""Sections written to the patient ("call 911 for signs of stroke"): they answer "who had X" only when no finding
+of the record does."""
+
+
+def _answers(source: Source, text: str, terms: frozenset[str]) -> bool:
+    """Whether a line of ``source`` states one of ``terms`` as a fact about its patient."""
+    return any(affirms(line, terms) for line in _lines(text))
+
+
+def affirms(line: str, terms: Set[str]) -> bool:
     """Whether ``line`` states one of ``terms`` as a fact about the patient: a mention that is negated ("no
     evidence of stroke", "stroke was ruled out"), hedged or hypothetical ("signs of stroke", "risk of DVT", "call
     for chest pain") does not count.
@@ -216,6 +232,8 @@ def affirms(line: str, terms: frozenset[str]) -> bool:
         >>> affirms("Admitted with right MCA ischemic stroke.", frozenset({"stroke"}))
         True
         >>> affirms("Call 911 for signs of stroke such as facial droop.", frozenset({"stroke"}))
+        False
+        >>> affirms("You had a TIA, a warning sign for stroke. Take atorvastatin (stroke prevention).", {"stroke"})
         False
     """
     lowered = line.lower()

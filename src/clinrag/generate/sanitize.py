@@ -65,7 +65,7 @@ INSTRUCTION_CUES: Final[tuple[str, ...]] = (
 """Phrasings that address an assistant rather than describe a patient (matched per sentence, case-insensitive)."""
 
 _CUES = tuple(re.compile(cue, re.IGNORECASE | re.MULTILINE) for cue in INSTRUCTION_CUES)
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")  # every character falls in a match: line breaks stay
 
 
 @dataclass(frozen=True)
