@@ -51,6 +51,7 @@ from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
+from clinrag.retrieve.vocabulary import correct_spelling
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
 
@@ -119,6 +120,7 @@ class Answerer:
         if not cleaned.strip(" ?.!"):
             reason = "The question holds no clinical request once instructions to the system are set aside."
             return self._abstain(question, reason, timings, quarantined=asked.quarantined)
+        cleaned = correct_spelling(cleaned)[0]  # "Sumarize Ada Stone's stays": read before names are looked up
         scope = named_scope(cleaned, self.scopes)
         filters = _scoped(filters, scope)
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)

@@ -30,18 +30,24 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) home (?:on|with|taking)"
         rf"|take[- ]home|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
-        rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end",
+        rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
+        rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c",
         ("Discharge Medications",),
     ),
     (
         rf"before {_ADMITTED}|home {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
-        rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home",
+        rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
+        r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home",
         ("Medications on Admission",),
     ),
-    (r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit\w+ to", ("Allergies",)),
+    (
+        r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit\w+ to|reactions?"
+        r"|adrs?|can(?:no|')t take",
+        ("Allergies",),
+    ),
     (
         r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|treated for|(?:admitted|hospitali[sz]ed)"
-        r" (?:for|with)|cared for with",
+        r" (?:for|with)|cared for with|d?dx",
         ("Discharge Diagnosis",),
     ),
     (
@@ -57,7 +63,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
-        r"|occupation|works? as",
+        r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with",
         ("Social History",),
     ),
     (
@@ -68,7 +74,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"(?:come|came) (?:in)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
         r"|complain\w*|on arrival"
-        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|reason for (?:the |this |that )?"
+        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|cc|reason for (?:the |this |that )?"
         rf"(?:{_STAY}|visit)|chief complaint|symptoms? .{{0,20}}\b(?:led|brought)|why .{{0,30}}\badmitted",
         ("Chief Complaint", "History of Present Illness"),
     ),
@@ -77,7 +83,11 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Past Medical History",),
     ),
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
-    (r"follow[- ]?ups?|appointments?|see (?:his|her|their|the) (?:doctor|gp|pcp)", ("Followup Instructions",)),
+    (
+        r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
+        r"|clinic|go back to|come back|return visit",
+        ("Followup Instructions",),
+    ),
     (r"instructions|advised|told to|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
     (r"examination|physical exam|on exam|vital signs|vitals", ("Physical Exam",)),
     (r"disposition|discharged to|where did .{0,30}\bgo after", ("Discharge Disposition",)),

@@ -37,6 +37,9 @@ from clinrag.index.lexical import tokenize
 
 RARE_ZIPF: Final = 3.0
 """Below this Zipf frequency (occurrences per billion words, log10) an English word is taken for jargon."""
+COMMON_ZIPF: Final = 4.5
+"""At or above this Zipf frequency a word of the ICD titles is everyday English ("done", "alone", "pain"), not a
+thing a question names."""
 TITLE_FUNCTION_DF: Final = 2000
 """An ICD title word found in more titles than this is one of the titles' function words, not a thing."""
 
@@ -59,6 +62,8 @@ _KIND_WORDS_TEXT = """
     need needed use used new prior current much many often health medical long-term leaving consume consumes
     themselves himself herself themself etoh primary secondary main principal summary summarise summarize
     clinic visit visits plan plans arranged scheduled documented recorded noted note notes record records chart
+    chief presenting present presented hx shx pmh psh fhx dx ddx cc fu f/u pt pts dc d/c rx sx tx adr adrs
+    independently independent whom
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
@@ -122,9 +127,10 @@ def is_thing(token: str) -> bool:
     """
     if token in KIND_WORDS or not re.search("[a-z]", token):
         return False
-    if token in clinical_words() or _looks_like_drug(token):
+    if _looks_like_drug(token):
         return True
-    return _zipf(token) < RARE_ZIPF
+    zipf = _zipf(token)
+    return zipf < RARE_ZIPF or (token in clinical_words() and zipf < COMMON_ZIPF)
 
 
 @functools.cache
@@ -138,11 +144,14 @@ def _deletions() -> dict[str, frozenset[str]]:
 
 
 def _nearest_kind_word(word: str) -> str | None:
-    """The one kind word within a single edit (insertion, deletion, substitution) of ``word``, if exactly one."""
+    """The one kind word within a single edit (insertion, deletion, substitution, swap of neighbours) of ``word``,
+    if exactly one."""
     found: set[str] = set()
     for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
         found |= _deletions().get(variant, frozenset())
     found = {candidate for candidate in found if _one_edit(word, candidate)}
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    found |= swapped & _CORRECTION_TARGETS  # "hopsital", "cheif"
     return found.pop() if len(found) == 1 else None
 
 
@@ -160,8 +169,8 @@ def _one_edit(first: str, second: str) -> bool:
 
 def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """``text`` with misspelt kind words corrected, and the ``(written, read as)`` pairs. Only lower-case words
-    of four letters or more that English does not know and no clinical vocabulary holds are corrected, and only to
-    a kind word one edit away, so names and clinical terms are never changed.
+    (and a capitalised first word) of four letters or more that English does not know and no clinical vocabulary
+    holds are corrected, and only to a kind word one edit away, so names and clinical terms are never changed.
 
     Example:
         >>> correct_spelling("what medicatons was she sent home on")
@@ -172,15 +181,16 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         lowered = word.lower()
-        if len(word) < 4 or not word.isalpha() or not word.islower():  # capitalised: maybe a name
-            return word
+        opening = not text[: match.start()].strip()  # the first word is capitalised as any first word is
+        if len(word) < 4 or not word.isalpha() or not (word.islower() or (opening and word.istitle())):
+            return word  # capitalised mid-sentence: maybe a name
         if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or _zipf(lowered) > 0.0:
             return word
         nearest = _nearest_kind_word(lowered)
         if nearest is None:
             return word
         corrections.append((word, nearest))
-        return nearest
+        return nearest.capitalize() if word[0].isupper() else nearest
 
     corrected = _WORD.sub(fix, text)
     return corrected, tuple(corrections)
