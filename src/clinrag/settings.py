@@ -150,8 +150,13 @@ class AnswerSettings(Group):
     unsupported: Literal["remove", "mark"] = Field(
         "remove", description="What happens to unsupported sentences: removed, or kept and marked as unsupported."
     )
+    local_model: Literal["qwen-0.5b", "qwen-1.5b"] = Field(
+        "qwen-0.5b",
+        description="Packaged model of the local generator: qwen-0.5b (extra local-llm, 491 MB) or qwen-1.5b (extra "
+        "local-llm-1.5b, 1.1 GB; better reader, about 3x slower), assembled into cache_dir.",
+    )
     model_path: Path | None = Field(
-        None, description="GGUF file for the local generator (default: the demo model, assembled into cache_dir)."
+        None, description="GGUF file for the local generator (overrides local_model: any GGUF model)."
     )
     context_window: int = Field(4096, ge=512, le=131_072, description="Context window of the local model, in tokens.")
     threads: int = Field(2, ge=1, le=256, description="CPU threads for the local model.")

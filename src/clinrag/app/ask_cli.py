@@ -30,6 +30,10 @@ def ask_command(
     generator: Annotated[
         str | None, typer.Option(help="extractive (no model), local (llama.cpp GGUF) or openai (endpoint).")
     ] = None,
+    local_model: Annotated[
+        str | None,
+        typer.Option(help="With --generator local: qwen-0.5b (default) or qwen-1.5b (extra local-llm-1.5b)."),
+    ] = None,
     patient: Annotated[list[int] | None, typer.Option(help="Only this patient (subject_id); repeatable.")] = None,
     stream: Annotated[bool, typer.Option(help="Print the draft as it is generated, then the verified answer.")] = False,
     sources: Annotated[int | None, typer.Option(help="Retrieved chunks given to the generator.")] = None,
@@ -64,7 +68,8 @@ def ask_command(
     Example: clinrag ask "What was Betty Henry discharged on?" --node data/demo/nodes/A
     Example: clinrag ask "Who was treated for a stroke?" --as A.phys
     """
-    overrides = {"answer": {"generator": generator, "sources": sources}, "federation": {"file": federation}}
+    answering = {"generator": generator, "sources": sources, "local_model": local_model}
+    overrides = {"answer": answering, "federation": {"file": federation}}
     loaded = settings_for(config, overrides).settings
     filters = SearchFilters(subject_ids=tuple(patient)) if patient else None
     embedder = embedder_from(loaded.index, loaded.paths.cache_dir)

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -48,7 +49,7 @@ from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.hybrid import Retrieval
-from clinrag.retrieve.intent import ADMISSIONS_SUMMARY
+from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
 from clinrag.retrieve.vocabulary import correct_spelling
@@ -142,6 +143,9 @@ class Answerer:
         if not retrieval.hits:
             reason = "No accessible record matches the question above the relevance threshold."
             return self._abstain(question, reason, timings, retrieval=retrieval)
+        started = time.perf_counter()
+        retrieval = self._with_kind_sections(cleaned, retrieval, filters)
+        timings["retrieve"] += time.perf_counter() - started
 
         sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(retrieval.hits, 1))
         cleaned_texts = {source.number: sanitize_source(source.chunk.text) for source in sources}
@@ -182,7 +186,9 @@ class Answerer:
             unfounded = {
                 thing
                 for sentence in checked.sentences
-                for thing in unfounded_things(sentence.text, [texts.get(n, "") for n in sentence.citations])
+                for thing in unfounded_things(
+                    sentence.text, [headers.get(n, "") + "\n" + texts.get(n, "") for n in sentence.citations]
+                )
             }
             if unfounded:
                 reason = f"The draft answer names what its sources do not ({_listing(frozenset(unfounded))})."
@@ -217,6 +223,29 @@ class Answerer:
         if scope.depts and not retrieval.hits and set(scope.depts) <= denied_depts:
             return f"The {' or '.join(scope.depts)} department is not accessible to you."
         return None
+
+    def _with_kind_sections(self, question: str, retrieval: Retrieval, filters: SearchFilters | None) -> Retrieval:
+        """``retrieval``, or — when the question asks one patient's fact of a kind (a procedure, the chief complaint)
+        and no hit comes from a section that holds that kind — the hits of a second search of the question in those
+        sections of that patient, first: "CC for Ada Stone?" ranks her note's other sections above its chief
+        complaint, which the reading of the question knows is where the answer is."""
+        understanding = retrieval.understanding
+        sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
+        patients = {hit.chunk.subject_id for hit in retrieval.hits}
+        if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
+            return retrieval
+        if any(hit.chunk.section in sections for hit in retrieval.hits):
+            return retrieval
+        narrowed = (filters or SearchFilters()).model_copy(
+            update={"subject_ids": tuple(patients), "sections": sections}
+        )
+        # The sections' own names join the question, as for summaries: within one patient's sections of the kind
+        # asked, relevance is settled, and terse questions ("CC for Ada Stone?") would not pass the threshold alone.
+        found = self.searcher.retrieve(f"{question} {' '.join(sections).lower()}", narrowed, k=self.settings.sources)
+        if not found.hits:
+            return retrieval
+        kept = self.settings.sources - len(found.hits)
+        return dataclasses.replace(retrieval, hits=found.hits + retrieval.hits[: max(kept, 0)])
 
     def _summary(
         self,

@@ -187,6 +187,7 @@ def unfounded_things(sentence: str, evidence: Sequence[str]) -> frozenset[str]:
     found: set[str] = set()
     for text in evidence:
         found.update(tokenize(text))
+        found.update(tokenize(text.replace("/", " ")))  # "A/orthopaedics" names the department "orthopaedics"
         found.update(tokenize(expand_abbreviations(text)[0]))
     covered = {token for short, meaning in pairs if set(tokenize(meaning)) <= found for token in tokenize(short)}
     return frozenset(t for t in tokenize(sentence) if t not in found and t not in covered and is_thing(t))

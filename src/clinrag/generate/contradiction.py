@@ -35,7 +35,9 @@ COMPLICATION_CUE = re.compile(
 )
 """Phrasings that report a complication in a hospital course."""
 WEAKCOMPLICATION_CUE = re.compile(
-    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b", re.IGNORECASE
+    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b|\bfailed\b|\breplaced\b"
+    r"|\breturned to\b",
+    re.IGNORECASE,
 )
 """Phrasings that may report one, taken only when no line has a clearer one."""
 _NO_COMPLICATION = re.compile(

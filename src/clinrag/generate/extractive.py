@@ -316,6 +316,10 @@ def _grouped(
     return sorted(chosen.items(), key=lambda item: first[item[0][0]])
 
 
+_HEADING_ONLY: Final = re.compile(r"^\s*(?:[A-Za-z][A-Za-z /&'-]{0,40}:\s*)+$")
+"""A line of headings and labels only ("Discharge Diagnosis: Primary:"): it answers nothing."""
+
+
 def _picked_lines(
     source: Source, text: str, wanted: set[str], specific: frozenset[str], sections: set[str], about_patients: bool
 ) -> list[str]:
@@ -325,7 +329,8 @@ def _picked_lines(
     in_section = source.chunk.section in sections
     if in_section and len(text) <= _SHORT_LIST:
         return [_as_one_line(text)]
-    lines = [line for line in _lines(text) if not specific or specific & set(tokenize(line))]
+    lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
+    lines = [line for line in lines if not specific or specific & set(tokenize(line))]
     if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
         lines = [line for line in lines if affirms(line, specific)]
     if specific and not lines and in_section and not about_patients:

@@ -130,10 +130,10 @@ def generator_from(settings: AnswerSettings, paths: PathSettings) -> Generator |
             context_window=settings.context_window,
             seed=settings.seed,
         )
-    from clinrag.generate.gguf import DEMO_MODEL, assemble
+    from clinrag.generate.gguf import PACKAGED_MODELS, assemble
     from clinrag.generate.local import LlamaCppGenerator
 
-    model_path = settings.model_path or assemble(paths.cache_dir, DEMO_MODEL)
+    model_path = settings.model_path or assemble(paths.cache_dir, PACKAGED_MODELS[settings.local_model])
     return LlamaCppGenerator(
         model_path, context_window=settings.context_window, threads=settings.threads, seed=settings.seed
     )
