@@ -150,6 +150,11 @@ class AnswerSettings(Group):
     unsupported: Literal["remove", "mark"] = Field(
         "remove", description="What happens to unsupported sentences: removed, or kept and marked as unsupported."
     )
+    model_fallback: bool = Field(
+        True,
+        description="When the model declines or none of its sentences is supported, answer with the extractive "
+        "answerer's quoted lines instead (the answer says so); off: abstain.",
+    )
     local_model: Literal["qwen-0.5b", "qwen-1.5b"] = Field(
         "qwen-0.5b",
         description="Packaged model of the local generator: qwen-0.5b (extra local-llm, 491 MB) or qwen-1.5b (extra "

@@ -316,6 +316,8 @@ class Answer(Record):
     unsupported_sentences: int = 0
     quarantined_spans: int = 0
     abstention: Abstention | None = None
+    fallback_from: str | None = None
+    """The model whose draft was declined or unsupported, when the extractive answer replaced it."""
     timings: dict[str, float] = {}
 
     @property

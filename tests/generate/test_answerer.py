@@ -200,7 +200,8 @@ def test_the_context_keeps_whole_sources_in_rank_order_and_drops_the_lowest_rank
 def test_a_first_source_too_long_for_the_window_leaves_the_prompt_without_sources() -> None:
     chunk = note_chunk(1, ADA, "Brief Hospital Course", "word " * 400)
     generator = ScriptedGenerator("Not enough information in the accessible records.", context_window=512)
-    answerer = Answerer(FixedSearcher([chunk]), AnswerSettings(generator="openai", max_tokens=16), generator)
+    chosen = AnswerSettings(generator="openai", max_tokens=16, model_fallback=False)
+    answerer = Answerer(FixedSearcher([chunk]), chosen, generator)
     answer = answerer.answer("What happened to Ada Stone in hospital?")
     assert "<source" not in generator.prompts[0][-1]["content"]
     assert answer.abstained
@@ -232,9 +233,17 @@ def test_unsupported_sentences_can_be_kept_and_marked() -> None:
 
 
 def test_marking_does_not_rescue_an_answer_with_nothing_supported() -> None:
-    answerer, _ = _answerer([MEDS], "Ada Stone owns a pony named Star [1].", unsupported="mark")
+    answerer, _ = _answerer([MEDS], "Ada Stone owns a pony named Star [1].", unsupported="mark", model_fallback=False)
     answer = answerer.answer("What was Ada Stone sent home on?")
     assert answer.abstained
+
+
+def test_a_model_draft_with_nothing_supported_gives_way_to_the_quoted_lines() -> None:
+    answerer, _ = _answerer([MEDS], "Ada Stone owns a pony named Star [1].")
+    answer = answerer.answer("What was Ada Stone sent home on?")
+    assert (answer.abstained, answer.generator, answer.fallback_from) == (False, "extractive", "scripted")
+    assert "Apixaban" in answer.text
+    assert "pony" not in answer.text
 
 
 def test_streamed_pieces_make_the_draft() -> None:

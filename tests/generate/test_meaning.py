@@ -151,7 +151,7 @@ def test_every_new_module_documents_itself_with_examples_that_run() -> None:
 def test_a_model_sentence_the_same_stay_contradicts_is_not_given_as_fact(retriever: Retriever) -> None:
     from tests.generate.test_answerer import ScriptedGenerator
 
-    chosen = AnswerSettings.model_validate({"generator": "openai"})
+    chosen = AnswerSettings.model_validate({"generator": "openai", "model_fallback": False})
     question = "What complication did Ada Stone have after her coronary artery bypass?"
     wrong = Answerer(retriever, chosen, ScriptedGenerator("The bypass run was uncomplicated [1][2].")).answer(question)
     assert wrong.abstained
@@ -159,6 +159,19 @@ def test_a_model_sentence_the_same_stay_contradicts_is_not_given_as_fact(retriev
     assert "contradicted by another record of the same stay" in wrong.abstention.reason
     right = "Course complicated by new atrial fibrillation on POD 2 [1][2]."
     assert not Answerer(retriever, chosen, ScriptedGenerator(right)).answer(question).abstained
+
+
+def test_a_contradicted_model_draft_is_replaced_by_the_lines_that_answer(retriever: Retriever) -> None:
+    from tests.generate.test_answerer import ScriptedGenerator
+
+    chosen = AnswerSettings.model_validate({"generator": "openai"})  # model_fallback on: the default
+    question = "What complication did Ada Stone have after her coronary artery bypass?"
+    answer = Answerer(retriever, chosen, ScriptedGenerator("The bypass run was uncomplicated [1][2].")).answer(question)
+    assert not answer.abstained
+    assert (answer.generator, answer.fallback_from) == ("extractive", "scripted")
+    assert "atrial fibrillation" in answer.text
+    assert "uncomplicated" not in answer.text
+    assert all(sentence.supported for sentence in answer.sentences)
 
 
 def test_no_known_allergies_is_contradicted_by_a_listed_allergy() -> None:

@@ -183,7 +183,10 @@ def print_answer(answer: Answer) -> None:
                 source.chunk.text[:120].replace("\n", " "),
             )
         console.print(table)
-    facts = [f"generator {answer.generator}", f"support {answer.support:.2f}"]
+    generator = f"generator {answer.generator}"
+    if answer.fallback_from:
+        generator += f" (the lines quoted: {answer.fallback_from}'s draft was declined or unsupported)"
+    facts = [generator, f"support {answer.support:.2f}"]
     if answer.invalid_citations:
         facts.append(f"{answer.invalid_citations} invalid citations removed")
     if answer.unsupported_sentences:

@@ -143,6 +143,9 @@ class ClinragExtension(BaseModel):
     """The ``clinrag`` field of a completion (and of a stream's final chunk): the evidence behind the answer."""
 
     generator: str = Field(description="extractive, or the generator's id.")
+    fallback_from: str | None = Field(
+        None, description="The model whose draft was declined or unsupported, when its quoted lines replaced it."
+    )
     abstained: bool
     abstention: AbstentionInfo | None
     support: float = Field(description="Share of the answer's sentences their cited sources support (0–1).")
@@ -292,6 +295,7 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
     abstention = answer.abstention
     return ClinragExtension(
         generator=answer.generator,
+        fallback_from=answer.fallback_from,
         abstained=answer.abstained,
         abstention=None
         if abstention is None

@@ -169,17 +169,30 @@ class Answerer:
         started = time.perf_counter()
         draft = self._draft(cleaned, understanding, sources, texts, on_token, names, focused)
         timings["generate"] = time.perf_counter() - started
-        if not draft.strip() or _DECLINES.search(draft):
-            reason = "The accessible records do not answer the question."
-            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        declined = not draft.strip() or _DECLINES.search(draft) is not None
 
         started = time.perf_counter()
         headers = {n: provenance(sources[n - 1].chunk) for n in texts}
         semantic = self.embedder if self.settings.semantic_support else None
         sections = {n: sources[n - 1].chunk.section for n in texts}
-        verified = verify(draft, texts, self.settings.support_threshold, semantic, headers)
-        checked = _uncontradicted(on_question(verified, terms, texts, understanding.sections, sections), sources)
+
+        def checked_of(text: str) -> Verification:
+            verified = verify(text, texts, self.settings.support_threshold, semantic, headers)
+            return _uncontradicted(on_question(verified, terms, texts, understanding.sections, sections), sources)
+
+        checked = Verification((), 0) if declined else checked_of(draft)
+        fallback_from: str | None = None
+        if self.generator is not None and self.settings.model_fallback and not _answers(checked):
+            # The model declined or said nothing its sources support: the lines that answer, quoted, are better
+            # than an abstention — and the answer says that the model's draft was replaced.
+            quoted = extract_answer(understanding, [s for s in sources if s.number in texts], names=names)
+            replacement = checked_of(quoted) if quoted else Verification((), 0)
+            if _answers(replacement):
+                checked, declined, fallback_from = replacement, False, self.generator_id
         timings["verify"] = time.perf_counter() - started
+        if declined:
+            reason = "The accessible records do not answer the question."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         kept = self._kept(checked.sentences)
         if not any(sentence.supported for sentence in kept):
             reason = "No sentence of the draft answer was supported by the sources it cited."
@@ -202,7 +215,8 @@ class Answerer:
         return Answer(
             question=question,
             text=self._text(kept),
-            generator=self.generator_id,
+            generator="extractive" if fallback_from else self.generator_id,
+            fallback_from=fallback_from,
             sentences=tuple(kept),
             sources=sources,
             cited=tuple(sorted({n for s in supported for n in s.citations})),
@@ -407,6 +421,11 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
         old.supported and not new.supported for old, new in zip(checked.sentences, sentences, strict=True)
     )
     return Verification(tuple(sentences), checked.invalid_citations, checked.off_question, refuted_count)
+
+
+def _answers(checked: Verification) -> bool:
+    """Whether a verified draft keeps a supported sentence."""
+    return any(sentence.supported for sentence in checked.sentences)
 
 
 def _focused_first(

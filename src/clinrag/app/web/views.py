@@ -162,6 +162,7 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         cited=[view for view in sources if view.info.cited],
         uncited=[view for view in sources if not view.info.cited],
         organisations=org_views(evidence.organisations),
-        generator=evidence.generator,
+        generator=evidence.generator
+        + (f" (lines quoted: {evidence.fallback_from}'s draft was not supported)" if evidence.fallback_from else ""),
         support=evidence.support,
     )
