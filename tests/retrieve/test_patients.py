@@ -834,3 +834,12 @@ def test_a_registry_of_100000_patients_builds_and_resolves_fast() -> None:
             times.append(time.perf_counter() - started)
         assert statistics.median(times) < 0.05, question  # about 0.05 ms measured
     assert target_id in registry.resolve(questions[0], detect_persons=False).subject_ids
+
+
+def test_an_unknown_full_name_the_tagger_takes_for_a_place_is_still_an_unknown_person() -> None:
+    registry = PatientRegistry([(10000001, "Kevin Graham"), (10000002, "Denzel Washington-Hale")])
+    resolution = registry.resolve("Is Marcus Washington allergic to anything?")
+    assert resolution.unknown_persons == ("Marcus Washington",)
+    assert not resolution.subject_ids
+    for institution in ("Who was treated at Hospital A for a stroke?", "Which patients at Mayo Clinic had AF?"):
+        assert registry.resolve(institution).unknown_persons == ()

@@ -62,7 +62,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from clinrag.errors import ClinragError
 
@@ -963,8 +963,31 @@ class PatientRegistry:
 
 @functools.lru_cache(maxsize=512)
 def _person_entities(text: str) -> tuple[tuple[int, int], ...]:
-    """Character spans spaCy tags PERSON in ``text``, cached: every leaf of a node asks about the same question."""
-    return tuple((e.start_char, e.end_char) for e in _person_tagger()(text).ents if e.label_ == "PERSON")
+    """Character spans spaCy tags PERSON in ``text``, cached: every leaf of a node asks about the same question.
+    Two or three capitalised words it tags as an organisation or a place count too unless one of them names an
+    institution: the small tagger reads "Is Marcus Washington allergic …" as an organisation, and a name taken
+    for a place must not let the question be answered about other patients."""
+    found = []
+    for entity in _person_tagger()(text).ents:
+        words = entity.text.split()
+        if entity.label_ == "PERSON" or (
+            entity.label_ in ("ORG", "GPE")
+            and 2 <= len(words) <= 3
+            and all(word[:1].isupper() and word[1:].islower() for word in words)
+            and not any(_fold(word) in _INSTITUTION_WORDS for word in words)
+        ):
+            found.append((entity.start_char, entity.end_char))
+    return tuple(found)
+
+
+_INSTITUTION_WORDS: Final = _word_set(
+    """
+    hospital hospitals clinic clinics center centre medical health university college institute infirmary
+    department unit ward service services care foundation trust county city state north south east west new saint
+    st general memorial regional community
+    """
+)
+"""Words that make a capitalised span an institution or a place, not a person."""
 
 
 def _bare_possessive(parsed: _Question, i: int) -> bool:
