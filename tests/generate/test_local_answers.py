@@ -60,7 +60,7 @@ def test_a_local_answer_is_verified_or_abstains(local: LlamaCppGenerator, node_c
     finally:
         retriever.close()
     assert streamed  # the draft streamed before verification
-    assert answer.generator == local.id
+    assert local.id in (answer.generator, answer.fallback_from)  # the model's draft, or the lines quoted instead
     assert answer.abstained or all(s.supported and s.citations for s in answer.sentences)
     assert set(answer.cited) <= {source.number for source in answer.sources}
     assert {"retrieve", "generate"} <= set(answer.timings)

@@ -35,7 +35,8 @@ COMPLICATION_CUE = re.compile(
 )
 """Phrasings that report a complication in a hospital course."""
 WEAKCOMPLICATION_CUE = re.compile(
-    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b|\bfailed\b|\breplaced\b"
+    r"\btreated (?:with|for)\b|\bpost-?op(?:erative(?:ly)?)?\b|\bresolved\b|\brequired\b|\bfailed to\b"
+    r"|\bfailed (?:an? |the )?\w+ trial\b|\breplaced\b"
     r"|\breturned to\b",
     re.IGNORECASE,
 )

@@ -22,7 +22,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-_ADMITTED = r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|hospitali[sz]ed)"
+_ADMITTED = (
+    r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|hospitali[sz]ed)"
+    r"|(?:coming|being brought|arriving|going) (?:in)?to (?:the )?hospital"
+)
 _DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets)"
 _STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
 
@@ -31,7 +34,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) home (?:on|with|taking)"
         rf"|take[- ]home|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
-        rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c",
+        rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
+        r"|prescribed (?:when|on|upon|at|after) (?:leaving|discharge|going home)",
         ("Discharge Medications",),
     ),
     (
@@ -47,6 +51,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|treated for|(?:admitted|hospitali[sz]ed)"
+        r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
+        r"|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|cared for with|d?dx",
         ("Discharge Diagnosis",),
     ),
@@ -55,7 +61,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
-        r"complicat\w*|went wrong|go wrong|setbacks?|adverse events?|hospital course|(?:what|how) was .{0,30} treated"
+        r"complicat\w*|went wrong|go wrong|setbacks?|adverse events?|(?:problems?|issues?) (?:arose|arise|came up)"
+        r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
         rf"|develop\w*.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY}"
         rf"|\bwhile (?:an? )?{_STAY}|during (?:the|their|his|her) {_STAY}",
         ("Brief Hospital Course",),
@@ -85,6 +92,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
     (
         r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
+        r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|clinic|go back to|come back|return visit",
         ("Followup Instructions",),
     ),
@@ -125,8 +133,9 @@ ADMISSIONS_SUMMARY: Final = "admissions_summary"
 _SUMMARY = re.compile(
     r"\b(?:summar\w*|overview|outline|recap|list|timeline|history)\b.{0,60}\b(?:admissions|stays|hospitali[sz]ations"
     r"|visits|encounters)\b|\b(?:admissions|stays|hospitali[sz]ations)\b.{0,30}\b(?:over (?:the|all) (?:years|time)"
-    r"|so far|to date|in order)|\b(?:every|each|all (?:of )?(?:(?:his|her|their|the) )?)(?:admissions?|hospital stays?"
-    r"|hospitali[sz]ations?)\b|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b",
+    r"|so far|to date|in order)|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?"
+    r"|hospitali[sz]ations?)\b|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\badmission history\b|\bhistory of (?:\w+ )?admissions\b",
     re.IGNORECASE,
 )
 

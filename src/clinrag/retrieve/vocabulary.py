@@ -80,7 +80,11 @@ _DRUG_WORDS_TEXT: Final = """
     januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort lithium
     methotrexate tacrolimus phenytoin clozapine amiodarone morphine oxycodone acetaminophen ibuprofen naloxone
 """
-_CORRECTION_TARGETS: Final = frozenset(word for word in _KIND_WORDS_TEXT.split() if len(word) >= 4)
+_QUESTION_WORDS_TEXT = "with what when where which whom whose does have were from about after before during"
+_CORRECTION_TARGETS: Final = frozenset(
+    word for word in (_KIND_WORDS_TEXT + _QUESTION_WORDS_TEXT).split() if len(word) >= 4
+)
+"""What a misspelt word may be corrected to: kind words, and the question words they travel with ("live wiht")."""
 DRUG_WORDS: Final[frozenset[str]] = frozenset(_DRUG_WORDS_TEXT.split())
 """Drug names that English also knows or that carry no telltale stem (brands and older generics)."""
 
@@ -90,7 +94,7 @@ _DRUG_STEMS: Final = (
     "oxetine", "triptan", "gliptin", "gliflozin", "glitazone", "formin", "lukast", "ciclovir", "clovir", "navir",
     "profen", "dronate", "olone", "tropin", "pamide", "parib", "afil", "apine", "idone", "azine", "barbital",
 )  # fmt: skip
-_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
+_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]")  # "folow-up": each part on its own
 
 
 @functools.cache

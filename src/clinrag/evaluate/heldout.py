@@ -1,0 +1,297 @@
+"""The held-out answer benchmark: questions built from the synthetic cohort's gold facts, phrased by families of
+wordings (:mod:`clinrag.evaluate.heldout_questions`) split into a dev and a test half, graded automatically.
+
+Every question is about one patient of one hospital (or must abstain), and knows what a correct answer contains:
+
+- ``expected``: gold strings from the note (the exact text a gold fact's offsets point at, or the follow-up lines,
+  or the admission dates), of which ``need`` must appear in the answer;
+- ``ordered``: the expected strings must appear in that order (an admissions summary);
+- ``forbidden``: strings that would contradict the record ("uncomplicated" for a patient with a complication).
+
+Grades (exactly one per question): ``correct``; ``incomplete`` (the right patient, not the gold); ``wrong_abstain``;
+``wrong_patient`` (a cited source is another patient's: the worst error, counted first); ``contradicts`` (the
+answer negates a recorded fact); and for questions that must abstain ``correct_abstain`` or ``answered_wrongly``.
+
+Example:
+    >>> question = HeldoutQuestion("Is Ada Stone allergic to anything?", "allergy", "direct", "dev", 7, ("Codeine",))
+    >>> grade(question, Answer(question=question.text, text="Ada Stone (7): Allergies: Codeine [1]",
+    ...                        generator="extractive"))
+    'correct'
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from clinrag.evaluate.answers import rejection_questions
+from clinrag.evaluate.heldout_questions import FAMILIES, split_of
+from clinrag.types import Answer
+
+CONTRADICTING_COMPLICATION: Final = ("uncomplicated", "without complication", "no complication")
+_NEGATION_BEFORE: Final = r"(?:\bno|\bnot|\bdenies|\bdenied|\bwithout|\bnegative for|\bruled out)\s+(?:\w+\s+){0,3}"
+SOCIAL_PREFIX: Final = {"smoking": "tobacco:", "alcohol": "alcohol:", "living": "living:"}
+
+
+@dataclass(frozen=True)
+class HeldoutQuestion:
+    """One benchmark question and what its answer must (not) contain; ``subject_id`` None: nobody may be named."""
+
+    text: str
+    intent: str
+    family: str
+    split: str
+    subject_id: int | None
+    expected: tuple[str, ...] = ()
+    need: int = 1
+    forbidden: tuple[str, ...] = ()
+    ordered: bool = False
+    abstain: bool = False
+
+
+@dataclass(frozen=True)
+class CohortView:
+    """What the benchmark reads of one hospital of a synthetic cohort."""
+
+    names: dict[int, str]
+    notes: dict[str, tuple[int, int, str]]
+    """note id → (subject_id, hadm_id, text)."""
+    admitted: dict[int, str]
+    """hadm_id → admission date (YYYY-MM-DD)."""
+    facts: list[dict[str, object]]
+    others: list[str] = field(default_factory=list)
+    """Names of patients of the other hospitals only."""
+
+    @classmethod
+    def load(cls, cohort: Path, org: str = "A") -> CohortView:
+        """The hospital ``org`` of the cohort at ``cohort`` (as written by ``clinrag synth``)."""
+        folder = cohort / "hospitals" / org
+        names = {int(r["subject_id"]): r["name"] for r in _rows(folder / "hosp/patients.csv")}
+        notes = {
+            r["note_id"]: (int(r["subject_id"]), int(r["hadm_id"]), r["text"])
+            for r in _rows(folder / "note/discharge.csv")
+        }
+        admitted = {int(r["hadm_id"]): r["admittime"][:10] for r in _rows(folder / "hosp/admissions.csv")}
+        with (cohort / "gold_facts.jsonl").open() as handle:
+            facts = [fact for line in handle if (fact := json.loads(line))["note_id"] in notes]
+        others = sorted(
+            {
+                r["name"]
+                for hospital in (cohort / "hospitals").iterdir()
+                if hospital.name != org
+                for r in _rows(hospital / "hosp/patients.csv")
+            }
+            - set(names.values())
+        )
+        return cls(names, notes, admitted, facts, others)
+
+    def surface(self, fact: dict[str, object]) -> str:
+        """The text of the note a gold fact's offsets point at."""
+        note = self.notes[str(fact["note_id"])][2]
+        return " ".join(note[int(str(fact["start"])) : int(str(fact["end"]))].split())
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _possessive(name: str) -> str:
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def _followup_lines(note: str) -> tuple[str, ...]:
+    found = re.search(r"Followup Instructions:\s*\n(.*?)(?:\n\s*\n[A-Z][^\n]*:\s*\n|\Z)", note, re.DOTALL)
+    if found is None:
+        return ()
+    lines = (" ".join(line.split()) for line in found.group(1).splitlines())
+    return tuple(line for line in lines if line and line.strip("_ ") and len(line) > 10)
+
+
+def _gold(view: CohortView, intent: str, subject_id: int) -> tuple[tuple[str, ...], int, bool] | None:
+    """What an answer about ``subject_id`` must contain for ``intent``: (expected, need, ordered), or None."""
+    notes = [(note_id, hadm) for note_id, (sid, hadm, _) in view.notes.items() if sid == subject_id]
+    if intent == "admissions":
+        dates = sorted(view.admitted[hadm] for _, hadm in notes if hadm in view.admitted)
+        return (tuple(dates), len(dates), True) if len(dates) >= 2 else None
+    if len(notes) != 1:
+        return None  # one stay: which admission a single-fact question is about is never in doubt
+    note_id = notes[0][0]
+    facts = [f for f in view.facts if f["note_id"] == note_id and not f.get("noise")]
+
+    def of(kind: str, section: str, prefix: str = "") -> list[dict[str, object]]:
+        chosen = [f for f in facts if f["kind"] == kind and f["section"] == section]
+        chosen = [f for f in chosen if str(f["value"]).startswith(prefix)]
+        return sorted(chosen, key=lambda f: int(str(f["start"])))
+
+    lists = {
+        "allergy": (of("allergy", "Allergies"), False),
+        "diagnosis": (of("diagnosis", "Discharge Diagnosis")[:1], False),
+        "procedure": (of("procedure", "Major Surgical or Invasive Procedure"), False),
+        "discharge_medications": (of("medication", "Discharge Medications"), True),
+        "admission_medications": (of("medication", "Medications on Admission"), True),
+        "complication": (of("complication", "Brief Hospital Course"), False),
+        "presentation": (of("finding", "Chief Complaint"), False),
+    }
+    if intent in SOCIAL_PREFIX:
+        found = of("social", "Social History", SOCIAL_PREFIX[intent])
+        return (tuple(view.surface(f) for f in found), 1, False) if found else None
+    if intent == "followup":
+        lines = _followup_lines(view.notes[note_id][2])
+        return (lines, 1, False) if lines else None
+    chosen, half = lists[intent]
+    if not chosen:
+        return None
+    expected = tuple(dict.fromkeys(view.surface(f) for f in chosen))
+    return expected, (math.ceil(len(expected) / 2) if half else 1), False
+
+
+def build_questions(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The templated questions of every intent and family, ``per_template`` patients each, and the questions that
+    must abstain (facts no record holds, drugs the patient never had, patients of other hospitals, real surnames
+    with an invented first name)."""
+    rng = random.Random(seed)
+    questions: list[HeldoutQuestion] = []
+    for intent, families in FAMILIES.items():
+        eligible = [(sid, gold) for sid in sorted(view.names) if (gold := _gold(view, intent, sid)) is not None]
+        for family, templates in families.items():
+            split = split_of(intent, family)
+            for template in templates:
+                for sid, (expected, need, ordered) in rng.sample(eligible, min(per_template, len(eligible))):
+                    name = view.names[sid]
+                    text = template.format(name=name, poss=_possessive(name))
+                    forbidden = CONTRADICTING_COMPLICATION if intent == "complication" else ()
+                    questions.append(
+                        HeldoutQuestion(text, intent, family, split, sid, expected, need, forbidden, ordered)
+                    )
+    questions += _must_abstain(view, rng)
+    return questions
+
+
+_INVENTED_FIRST_NAMES: Final = ("Alexandra", "Bartholomew", "Cordelia", "Desmond", "Evangeline", "Fitzgerald")
+
+
+def _must_abstain(view: CohortView, rng: random.Random) -> list[HeldoutQuestion]:
+    names = sorted(view.names.values())
+    corpus = " ".join(text for _, _, text in view.notes.values())
+    found: list[HeldoutQuestion] = []
+    for index, question in enumerate(rejection_questions(names, corpus, seed=rng.randrange(1000), per_kind=20)):
+        found.append(HeldoutQuestion(question.text, question.kind, "rejection", _half(index), None, abstain=True))
+    for index, name in enumerate(rng.sample(view.others, min(20, len(view.others)))):
+        text = rng.choice(("Is {name} allergic to anything?", "What was {poss} primary discharge diagnosis?"))
+        found.append(
+            HeldoutQuestion(
+                text.format(name=name, poss=_possessive(name)), "unseen", "unseen", _half(index), None, abstain=True
+            )
+        )
+    taken = {name.split()[0] for name in names}
+    for index, name in enumerate(rng.sample(names, 20)):
+        first = next(f for f in rng.sample(_INVENTED_FIRST_NAMES, len(_INVENTED_FIRST_NAMES)) if f not in taken)
+        invented = f"{first} {name.split()[-1]}"
+        text = rng.choice(("Did {name} have anemia during the stay?", "What medications was {name} discharged on?"))
+        found.append(
+            HeldoutQuestion(text.format(name=invented), "wrong_name", "wrong_name", _half(index), None, abstain=True)
+        )
+    return found
+
+
+def _half(index: int) -> str:
+    return "dev" if index % 2 == 0 else "test"
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def grade(question: HeldoutQuestion, answer: Answer) -> str:
+    """The grade of ``answer`` (see the module docstring)."""
+    cited = {answer.sources[n - 1].chunk.subject_id for n in answer.cited if 0 < n <= len(answer.sources)}
+    if question.abstain:
+        if answer.abstained:
+            return "correct_abstain"
+        return "wrong_patient" if question.intent == "wrong_name" else "answered_wrongly"
+    if answer.abstained:
+        return "wrong_abstain"
+    if cited - {question.subject_id, None}:
+        return "wrong_patient"
+    text = _normal(answer.text)
+    if any(word in text for word in question.forbidden) or _negates(text, question.expected):
+        return "contradicts"
+    positions = [text.find(_normal(item)) for item in question.expected]
+    if sum(position >= 0 for position in positions) < question.need:
+        return "incomplete"
+    if question.ordered and positions != sorted(positions):
+        return "incomplete"
+    return "correct"
+
+
+def _negates(text: str, expected: Iterable[str]) -> bool:
+    """Whether ``text`` negates one of the gold strings ("no known allergies" is not a negation of a gold string)."""
+    return any(
+        re.search(_NEGATION_BEFORE + re.escape(_normal(item)), text) is not None
+        for item in expected
+        if not _normal(item).startswith(("no ", "denies", "never", "not "))
+    )
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One question's answer, grade and time."""
+
+    question: HeldoutQuestion
+    answer: Answer
+    grade: str
+    seconds: float
+
+
+def summarise(graded: Sequence[Graded]) -> dict[str, object]:
+    """Counts and rates of each grade, answered-and-correct, sentence support, rejection and latency, for one split
+    of one generator; with per-intent and per-family answered-and-correct rates."""
+    answerable = [g for g in graded if not g.question.abstain]
+    rejecting = [g for g in graded if g.question.abstain]
+    grades: dict[str, int] = defaultdict(int)
+    for item in graded:
+        grades[item.grade] += 1
+    answered = [g for g in answerable if not g.answer.abstained]
+    seconds = sorted(g.seconds for g in graded)
+    return {
+        "questions": len(graded),
+        "answerable": len(answerable),
+        "grades": dict(sorted(grades.items())),
+        "answered_and_correct": _rate(answerable, "correct"),
+        "wrong_patient": grades["wrong_patient"],
+        "contradicts": grades["contradicts"],
+        "sentence_support": round(statistics.fmean(g.answer.support for g in answered), 4) if answered else None,
+        "rejection": {
+            kind: _rate([g for g in rejecting if g.question.intent == kind], "correct_abstain")
+            for kind in sorted({g.question.intent for g in rejecting})
+        },
+        "latency_s": {"p50": _percentile(seconds, 0.5), "p95": _percentile(seconds, 0.95)},
+        "by_intent": {
+            intent: _rate([g for g in answerable if g.question.intent == intent], "correct")
+            for intent in sorted({g.question.intent for g in answerable})
+        },
+        "by_family": {
+            family: _rate([g for g in answerable if g.question.family == family], "correct")
+            for family in sorted({g.question.family for g in answerable})
+        },
+    }
+
+
+def _rate(items: Sequence[Graded], wanted: str) -> float | None:
+    return round(sum(item.grade == wanted for item in items) / len(items), 4) if items else None
+
+
+def _percentile(ordered: Sequence[float], share: float) -> float:
+    if not ordered:
+        return 0.0
+    return round(ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))], 3)

@@ -1,0 +1,48 @@
+"""The hand-written free-form questions of the held-out benchmark: written by a person reading the notes of the
+200-patient, seed-11 cohort's hospital A, the way clinicians type questions, never used for tuning. Stored in
+``data/freeform_questions.jsonl``: the question, the patient's name (or null), the intent, the strings an answer
+must hold (``need`` of them), the strings it must not, and whether it must abstain.
+
+Example:
+    >>> rows = [json.loads(line) for line in FREEFORM.read_text().splitlines() if line.strip()]
+    >>> len(rows) >= 50
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Final
+
+from clinrag.evaluate.heldout import CohortView, HeldoutQuestion
+
+FREEFORM: Final = Path(__file__).with_name("data") / "freeform_questions.jsonl"
+
+
+def freeform_questions(view: CohortView, path: Path = FREEFORM) -> list[HeldoutQuestion]:
+    """The free-form questions whose patient ``view`` holds (all of them on the seed-11, 200-patient cohort)."""
+    by_name = {name: subject_id for subject_id, name in view.names.items()}
+    found: list[HeldoutQuestion] = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        patient = row.get("patient")
+        if patient is not None and patient not in by_name:
+            continue
+        found.append(
+            HeldoutQuestion(
+                text=row["text"],
+                intent=row["intent"],
+                family="freeform",
+                split="freeform",
+                subject_id=by_name[patient] if patient is not None else None,
+                expected=tuple(row.get("expected", ())),
+                need=int(row.get("need", 1)),
+                forbidden=tuple(row.get("forbidden", ())),
+                ordered=bool(row.get("ordered", False)),
+                abstain=bool(row.get("abstain", False)),
+            )
+        )
+    return found
