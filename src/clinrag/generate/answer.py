@@ -47,7 +47,7 @@ from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.index.embed import Embedder
-from clinrag.index.lexical import tokenize
+from clinrag.index.lexical import mentioned_words
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
@@ -155,7 +155,11 @@ class Answerer:
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
         terms = question_terms(understanding, [*names, *given])
-        if terms and not any(terms & set(tokenize(text)) for text in texts.values()):
+        named = names + [name for name in given if name and name.lower() in cleaned.lower()]
+        if _asks_for_nothing(understanding, named, filters):
+            reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if terms and not any(terms & mentioned_words(text) for text in texts.values()):
             reason = f"No retrieved record mentions what the question asks about ({_listing(terms)})."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
@@ -485,3 +489,21 @@ def _listing(terms: frozenset[str], most: int = 6) -> str:
     """The question's specific terms for an abstention reason, e.g. ``hd or hemodialysis``."""
     shown = sorted(terms)[:most]
     return " or ".join(shown) + (" …" if len(terms) > most else "")
+
+
+def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filters: SearchFilters | None) -> bool:
+    """Whether the question, read once, asks the records for nothing: no patient (``names``: the patients it names,
+    resolved or found among the sources' patients), no clinical thing, no kind of
+    information (section or fact kind), no dates, and no filter chosen by the caller ("Tell me a joke about
+    nurses."). Retrieval still returns its nearest chunks for such a question; quoting them would answer a
+    question nobody asked."""
+    return (
+        (filters is None or filters.is_empty)
+        and not names
+        and not understanding.things
+        and not understanding.sections
+        and understanding.fact_kind is None
+        and understanding.date_range is None
+        and not understanding.latest_admission
+        and not understanding.first_admission
+    )

@@ -35,7 +35,7 @@ from clinrag.generate.contradiction import (
     stay_of,
 )
 from clinrag.generate.sanitize import sanitize_source
-from clinrag.index.lexical import tokenize
+from clinrag.index.lexical import mentioned_words, tokenize
 from clinrag.ingest.sentences import split_sentences
 from clinrag.retrieve.intent import KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
@@ -167,7 +167,7 @@ def answering_lines(
     specific = question_terms(understanding, [*names, *(source.chunk.patient_name or "" for source in sources)])
     texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
     if specific:
-        about = {stay_of(s.chunk) for s in sources if specific & set(tokenize(texts[s.number]))}
+        about = {stay_of(s.chunk) for s in sources if specific & mentioned_words(texts[s.number])}
         sources = [source for source in sources if stay_of(source.chunk) in about]
     kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
     for wanted_sections in (set(kind_sections[:1]), set(kind_sections), sections):
@@ -330,7 +330,7 @@ def _picked_lines(
     if in_section and len(text) <= _SHORT_LIST:
         return [_as_one_line(text)]
     lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
-    lines = [line for line in lines if not specific or specific & set(tokenize(line))]
+    lines = [line for line in lines if not specific or specific & mentioned_words(line)]
     if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
         lines = [line for line in lines if affirms(line, specific)]
     if specific and not lines and in_section and not about_patients:

@@ -65,6 +65,19 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def mentioned_words(text: str) -> frozenset[str]:
+    """The tokens of ``text`` and the parts of its hyphenated ones: what a text *mentions* when a question asks
+    whether it names a thing ("antipsychotic-induced dystonia" mentions "antipsychotic").
+
+    Example:
+        >>> sorted(mentioned_words("antipsychotic-induced acute dystonia"))
+        ['acute', 'antipsychotic', 'antipsychotic-induced', 'dystonia', 'induced']
+    """
+    tokens = tokenize(text)
+    parts = {_fold(part) for token in tokens if "-" in token for part in token.split("-")}
+    return frozenset(tokens) | {part for part in parts if part and part not in STOPWORDS and len(part) > 1}
+
+
 def term_index(term: str) -> int:
     """The sparse-vector dimension of a term: a stable 32-bit hash (collisions are rare and harmless)."""
     return zlib.crc32(term.encode())

@@ -1,0 +1,148 @@
+"""The held-out answer benchmark (issue 14): questions built from the cohort's gold facts and phrased by families of
+wordings, split by family into a dev half (tuned on) and a test half (reported), plus hand-written free-form
+questions never used for tuning; graded automatically (correct, incomplete, wrongly abstained, wrong patient,
+contradicts the record; should-abstain questions: abstained or not). Dev and test are reported side by side so the
+size of any over-fit shows, with latency p50/p95 per answerer.
+
+    python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
+                                       [--splits dev,test,freeform] [--limit N] [--no-fallback] [--work DIR] [--update]
+
+``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
+model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
+figures measured into the existing results file instead of replacing it. The cohort and hospital A's node are
+built once under ``--work`` (default /tmp/clinrag-heldout) and reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from clinrag.evaluate.heldout import CohortView, Graded, HeldoutQuestion, build_questions, grade, summarise
+from clinrag.evaluate.heldout_freeform import freeform_questions
+from clinrag.generate.answer import Answerer
+from clinrag.generate.llm import generator_from
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.index.indexer import build_indexes
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
+from clinrag.ingest.synthetic.cohort import generate_cohort
+from clinrag.retrieve.hybrid import Retriever
+from clinrag.settings import AnswerSettings, IngestSettings, PathSettings
+from common import RESULTS, machine, write
+
+
+def _prepare(work: Path, patients: int, seed: int) -> tuple[Path, Path]:
+    cohort = work / f"cohort-{patients}-{seed}"
+    if not (cohort / "gold_facts.jsonl").is_file():
+        generate_cohort(cohort, patients=patients, seed=seed, workers=2)
+    node = work / f"node-A-{patients}-{seed}"
+    with ChunkStore.open(node / "chunks.sqlite") as store:
+        ingest_mimic(cohort / "hospitals/A", store, IngestSettings())
+        build_indexes(store, node / "index", OnnxMiniLmEmbedder(threads=2))
+    return cohort, node
+
+
+def _limited(questions: list[HeldoutQuestion], limit: int | None, seed: int) -> list[HeldoutQuestion]:
+    if limit is None:
+        return questions
+    groups: dict[tuple[str, str], list[HeldoutQuestion]] = {}
+    for question in questions:
+        groups.setdefault((question.split, question.intent), []).append(question)
+    rng = random.Random(seed)
+    return [q for group in groups.values() for q in rng.sample(group, min(limit, len(group)))]
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 200 else flat[:197] + "..."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--patients", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--generators", default="extractive")
+    parser.add_argument("--splits", default="dev,test,freeform")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/clinrag-heldout"))
+    parser.add_argument("--update", action="store_true")
+    parser.add_argument("--no-fallback", action="store_true", help="models only: no extractive fallback")
+    parser.add_argument("--name", default="heldout")
+    args = parser.parse_args()
+
+    cohort, node = _prepare(args.work, args.patients, args.seed)
+    view = CohortView.load(cohort)
+    questions = build_questions(view, seed=args.seed) + freeform_questions(view)
+    splits = args.splits.split(",")
+    chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
+    embedder = OnnxMiniLmEmbedder(threads=2)
+    retriever = Retriever.open(node, embedder=embedder)
+    path = RESULTS / f"{args.name}.json"
+    previous: dict[str, Any] = json.loads(path.read_text()) if args.update and path.is_file() else {}
+    figures: dict[str, Any] = previous.get("generators", {})
+    try:
+        for name in args.generators.split(","):
+            generator, _, model = name.partition(":")  # "local:qwen-1.5b"
+            chosen_model = {"local_model": model} if model else {}
+            settings = AnswerSettings(generator=generator, model_fallback=not args.no_fallback, **chosen_model)
+            label = f"{name} (model alone)" if args.no_fallback and generator != "extractive" else name
+            answerer = Answerer(retriever, settings, generator_from(settings, PathSettings()), embedder)
+            answerer.answer("Is anyone allergic to penicillin?")  # warm-up: models, vocabularies, caches
+            graded: list[Graded] = []
+            for question in chosen:
+                started = time.perf_counter()
+                answer = answerer.answer(question.text)
+                graded.append(Graded(question, answer, grade(question, answer), time.perf_counter() - started))
+            per_split: dict[str, Any] = {"measured_at": machine()["measured_at"], "limit": args.limit}
+            for split in splits:
+                in_split = [g for g in graded if g.question.split == split]
+                if not in_split:
+                    continue
+                summary = summarise(in_split)
+                summary["failures"] = [
+                    {
+                        "question": g.question.text,
+                        "intent": g.question.intent,
+                        "family": g.question.family,
+                        "grade": g.grade,
+                        "answer": _excerpt(g.answer.text),
+                    }
+                    for g in in_split
+                    if g.grade not in ("correct", "correct_abstain")
+                ]
+                per_split[split] = summary
+            figures[label] = per_split
+            _print_table(label, per_split, splits)
+    finally:
+        retriever.close()
+    write(
+        args.name,
+        {
+            "cohort": {"patients": args.patients, "seed": args.seed, "hospital": "A"},
+            "questions": {split: sum(q.split == split for q in questions) for split in ("dev", "test", "freeform")},
+            "generators": figures,
+        },
+    )
+
+
+def _print_table(name: str, per_split: dict[str, Any], splits: list[str]) -> None:
+    print(f"\n{name}")
+    rows = ("answered_and_correct", "wrong_patient", "contradicts", "sentence_support")
+    print("figure".ljust(26) + "".join(split.rjust(12) for split in splits))
+    for row in rows:
+        print(row.ljust(26) + "".join(str(per_split.get(split, {}).get(row, "-")).rjust(12) for split in splits))
+    for kind in ("negative", "noise", "unseen", "wrong_name"):
+        values = [str(per_split.get(split, {}).get("rejection", {}).get(kind, "-")) for split in splits]
+        print(f"rejection {kind}".ljust(26) + "".join(value.rjust(12) for value in values))
+    for quantile in ("p50", "p95"):
+        values = [str(per_split.get(split, {}).get("latency_s", {}).get(quantile, "-")) for split in splits]
+        print(f"latency {quantile} s".ljust(26) + "".join(value.rjust(12) for value in values))
+
+
+if __name__ == "__main__":
+    main()

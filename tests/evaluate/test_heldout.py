@@ -1,0 +1,141 @@
+"""The held-out answer benchmark's questions and grading, on the session cohort (issue 14)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from clinrag.evaluate import heldout, heldout_freeform, heldout_questions
+from clinrag.evaluate.heldout import CohortView, HeldoutQuestion, build_questions, grade
+from clinrag.evaluate.heldout_freeform import FREEFORM
+from clinrag.evaluate.heldout_questions import FAMILIES, split_of
+from clinrag.types import Abstention, Answer, Chunk, Source
+
+
+@pytest.mark.parametrize("module", [heldout, heldout_questions, heldout_freeform])
+def test_examples_in_docstrings(module: object) -> None:
+    outcome = doctest.testmod(module)  # type: ignore[arg-type]
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
+
+
+@pytest.fixture(scope="module")
+def view(cohort: Path) -> CohortView:
+    return CohortView.load(cohort, "A")
+
+
+@pytest.fixture(scope="module")
+def questions(view: CohortView) -> list[HeldoutQuestion]:
+    return build_questions(view, seed=11)
+
+
+def test_families_split_by_wording_never_by_question(questions: list[HeldoutQuestion]) -> None:
+    for intent, families in FAMILIES.items():
+        halves = {family: split_of(intent, family) for family in families}
+        assert halves["direct"] == "dev"
+        assert Counter(halves.values()) == {"dev": 3, "test": 3}, intent
+    for question in questions:
+        if not question.abstain:
+            assert question.split == split_of(question.intent, question.family)
+    templated = {(q.intent, q.family, q.split) for q in questions if not q.abstain}
+    for intent, family, _ in templated:
+        assert len({split for i, f, split in templated if (i, f) == (intent, family)}) == 1
+
+
+def test_every_answerable_question_names_its_patient_and_gold_from_the_note(
+    view: CohortView, questions: list[HeldoutQuestion]
+) -> None:
+    answerable = [q for q in questions if not q.abstain]
+    assert {q.intent for q in answerable} == set(FAMILIES)  # every fact kind the cohort holds is asked
+    for question in answerable:
+        assert question.subject_id is not None
+        assert view.names[question.subject_id] in question.text
+        assert 1 <= question.need <= len(question.expected)
+        if question.intent == "admissions":
+            assert question.ordered
+            assert list(question.expected) == sorted(question.expected)
+            continue
+        notes = " ".join(
+            " ".join(text.split()).lower() for sid, _, text in view.notes.values() if sid == question.subject_id
+        )
+        assert all(" ".join(item.split()).lower() in notes for item in question.expected), question
+
+
+def test_must_abstain_questions_name_no_registry_patient(view: CohortView, questions: list[HeldoutQuestion]) -> None:
+    rejecting = [q for q in questions if q.abstain]
+    assert {q.intent for q in rejecting} >= {"negative", "noise", "unseen", "wrong_name"}
+    full_names = set(view.names.values())
+    surnames = {name.split()[-1] for name in full_names}
+    for question in (q for q in rejecting if q.intent == "wrong_name"):
+        assert not any(name in question.text for name in full_names), question.text
+        assert any(surname in question.text for surname in surnames)  # a real surname, an invented first name
+    for question in (q for q in rejecting if q.intent == "unseen"):
+        assert not any(name in question.text for name in full_names)
+
+
+def _answer(text: str, subject_ids: list[int], abstained: bool = False) -> Answer:
+    sources = tuple(
+        Source(
+            number=n,
+            chunk=Chunk.create(source_id=f"note:{sid}", org="A", dept="medicine", subject_id=sid, text="x"),
+            score=1.0,
+        )
+        for n, sid in enumerate(subject_ids, 1)
+    )
+    cited = tuple(range(1, len(sources) + 1))
+    declined = Abstention(reason="Not enough information.") if abstained else None
+    return Answer(question="q", text=text, generator="extractive", sources=sources, cited=cited, abstention=declined)
+
+
+def test_grades_put_the_worst_error_first() -> None:
+    question = HeldoutQuestion(
+        "What complication did Ada Stone have?",
+        "complication",
+        "direct",
+        "dev",
+        7,
+        ("atrial fibrillation",),
+        forbidden=("uncomplicated",),
+    )
+    assert grade(question, _answer("Ada Stone: new atrial fibrillation [1]", [7])) == "correct"
+    assert grade(question, _answer("Ada Stone: new atrial fibrillation [1][2]", [7, 8])) == "wrong_patient"
+    assert grade(question, _answer("Ada Stone: uncomplicated bypass run [1]", [7])) == "contradicts"
+    assert grade(question, _answer("Ada Stone: no atrial fibrillation [1]", [7])) == "contradicts"
+    assert grade(question, _answer("Ada Stone: chest tube removed [1]", [7])) == "incomplete"
+    assert grade(question, _answer("Not enough information.", [], abstained=True)) == "wrong_abstain"
+    named_wrong = HeldoutQuestion(
+        "Did Alexandra Stone have anemia?", "wrong_name", "wrong_name", "dev", None, abstain=True
+    )
+    assert grade(named_wrong, _answer("Not enough information.", [], abstained=True)) == "correct_abstain"
+    assert grade(named_wrong, _answer("Tracie Stone: anemia [1]", [9])) == "wrong_patient"
+
+
+def test_admissions_must_come_in_date_order() -> None:
+    question = HeldoutQuestion(
+        "Summarize Ada Stone's admissions",
+        "admissions",
+        "direct",
+        "dev",
+        7,
+        ("2019-01-02", "2021-03-04"),
+        need=2,
+        ordered=True,
+    )
+    assert grade(question, _answer("2019-01-02 … [1]\n2021-03-04 … [1]", [7])) == "correct"
+    assert grade(question, _answer("2021-03-04 … [1]\n2019-01-02 … [1]", [7])) == "incomplete"
+
+
+def test_the_free_form_questions_are_well_formed() -> None:
+    rows = [json.loads(line) for line in FREEFORM.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 50
+    intents = set(FAMILIES) | {"negative", "noise", "unseen", "wrong_name"}
+    for row in rows:
+        assert {"text", "patient", "intent"} <= row.keys()
+        assert row["intent"] in intents, row
+        assert row.get("abstain", False) or row["expected"], row
+        assert 1 <= int(row.get("need", 1)) <= max(len(row.get("expected", ())), 1)
+    assert sum(bool(row.get("abstain")) for row in rows) >= 10
