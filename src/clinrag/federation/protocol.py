@@ -124,6 +124,13 @@ class RetrieveResponse(Message):
     )
     leaves_searched: int = Field(0, description="Leaves the policies let the user search (0 with denials: denied).")
     refused_documents: int = Field(0, description="Candidates dropped by the document policy.")
+    withheld_sensitive: int = Field(
+        0,
+        description=(
+            "Distinct candidates the document policy refused only because of their sensitivity label (psychiatric, "
+            "substance-use, HIV, reproductive or genetic information): the asker is told they were withheld."
+        ),
+    )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
 
 
