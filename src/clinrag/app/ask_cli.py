@@ -12,6 +12,7 @@ from rich.table import Table
 
 from clinrag.access.demo import demo_user
 from clinrag.access.login import TokenCache, get_token
+from clinrag.app.chat_service import MAX_QUESTION_CHARS
 from clinrag.app.console import ConfigOption, console, settings_for
 from clinrag.errors import ConfigError
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
@@ -24,8 +25,26 @@ from clinrag.settings import Settings
 from clinrag.types import Answer, SearchFilters
 
 
+def checked_question(text: str) -> str:
+    """The question without its surrounding blanks, or a usage error (exit status 2) naming the limit it breaks —
+    checked where the question enters, as the web app and the API do, never as a traceback from a node's request.
+
+    Example:
+        >>> checked_question("  Is Ada Stone allergic to anything? ")
+        'Is Ada Stone allergic to anything?'
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise typer.BadParameter("the question is empty: write what you want to know.")
+    if len(stripped) > MAX_QUESTION_CHARS:
+        raise typer.BadParameter(
+            f"the question is {len(stripped):,} characters long; the limit is {MAX_QUESTION_CHARS:,} characters."
+        )
+    return stripped
+
+
 def ask_command(
-    question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+    question: Annotated[str, typer.Argument(help="The question, in plain words.", callback=checked_question)],
     node: Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")] = Path("data/demo/nodes/A"),
     generator: Annotated[
         str | None, typer.Option(help="extractive (no model), local (llama.cpp GGUF) or openai (endpoint).")
@@ -115,6 +134,7 @@ def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
     """
     body: dict[str, Any] = answer.model_dump(mode="json")
     body["abstained"] = answer.abstained
+    body["withheld_note"] = answer.withheld_note
     if orgs:
         body["organisations"] = [
             {
@@ -124,6 +144,7 @@ def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
                 "detail": result.detail,
                 "searched": list(result.response.searched) if result.response else [],
                 "denied": [denial.path for denial in result.response.denied] if result.response else [],
+                "withheld_sensitive": result.response.withheld_sensitive if result.response else 0,
                 "seconds": round(result.seconds, 3),
             }
             for result in orgs
@@ -170,6 +191,8 @@ def print_answer(answer: Answer) -> None:
     """The answer, then its sources (cited and merely retrieved), support score and timings."""
     style = "yellow" if answer.abstained else "bold"
     console.print(answer.text, style=style, markup=False, highlight=False)
+    if answer.withheld_note:
+        console.print(answer.withheld_note, style="yellow", markup=False, highlight=False)
     if answer.sources:
         table = Table(title="sources")
         for column in ("n", "cited", "score", "from", "text"):
