@@ -188,6 +188,32 @@ class FederationSettings(Group):
     token_cache: Path = Field(
         Path.home() / ".cache" / "clinrag" / "tokens", description="Folder of cached sign-in tokens (files are 0600)."
     )
+    max_body_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        le=64 * 1024 * 1024,
+        description="Largest request body a node accepts, counted as it arrives (a larger one gets 413, unread).",
+    )
+    api_max_body_bytes: int = Field(
+        1024 * 1024,
+        ge=1024,
+        le=64 * 1024 * 1024,
+        description="Largest request body the OpenAI-compatible API accepts (a conversation's history; larger: 413).",
+    )
+    user_rate: float = Field(
+        50.0,
+        gt=0,
+        description="Requests per second a verified user may make to a node or the OpenAI-compatible API, sustained "
+        "(token bucket; over it: 429 with Retry-After).",
+    )
+    user_burst: int = Field(200, ge=1, description="Requests a verified user may make at once above user_rate.")
+    client_rate: float = Field(
+        10.0,
+        gt=0,
+        description="Requests per second from one client address whose token is not yet verified (missing, new or "
+        "invalid), sustained; a flood of them gets 429 before any token is checked.",
+    )
+    client_burst: int = Field(100, ge=1, description="Requests with no verified token one address may make at once.")
 
 
 class WebSettings(Group):

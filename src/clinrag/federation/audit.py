@@ -51,7 +51,12 @@ class AuditEntry(BaseModel):
     subject: str = ""
     org: str = ""
     role: str = ""
-    outcome: Literal["ok", "denied", "unauthenticated", "error"]
+    outcome: Literal["ok", "denied", "unauthenticated", "too_large", "invalid", "rate_limited", "error"] = Field(
+        description="ok; denied (at the gate); refused: unauthenticated (401), too_large (413), invalid (422), "
+        "rate_limited (429); error."
+    )
+    status: int = Field(0, description="The HTTP status answered (0 in lines written before it was recorded).")
+    client: str = Field("", description="The client's address, for requests refused before a user was verified.")
     question_sha256: str = ""
     mode: str = ""
     searched: tuple[str, ...] = ()
@@ -70,8 +75,11 @@ class AuditLog:
         self._lock = threading.Lock()
         self._last: str | None = None
 
-    def record(self, entry: AuditEntry) -> AuditEntry:
-        """Append ``entry`` (chained to the last line) and flush it to disk; returns what was written."""
+    def record(self, entry: AuditEntry, sync: bool = True) -> AuditEntry:
+        """Append ``entry`` (chained to the last line) and flush it to disk; returns what was written.
+
+        ``sync=False`` (a refused request) leaves the line with the operating system instead of waiting for the
+        disk, so a flood of refusals costs no disk flush each; the next synced line flushes it with its own."""
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +89,8 @@ class AuditLog:
                 with self.path.open("a", encoding="utf-8") as handle:
                     handle.write(line + "\n")
                     handle.flush()
-                    os.fsync(handle.fileno())
+                    if sync:
+                        os.fsync(handle.fileno())
             except OSError as exc:
                 raise StoreError(f"{self.path}: cannot append to the audit log ({exc.strerror})") from None
             self._last = _line_hash(line)

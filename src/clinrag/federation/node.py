@@ -5,6 +5,11 @@ keys, issuer, audience, expiry), gates the tree with the node's Cedar policies, 
 with its top-k, what it searched, and what it denied by which policies. ``GET /v1/health`` and ``GET /v1/manifest``
 (embedder, leaves and sizes — no patient data) need no token. Every retrieve request, allowed or not, is audited.
 
+A retrieve request is checked in this order, and refused at the first check it fails, before anything after it is
+done: the token (401, the body unread), the request rate of the verified user — or of the client's address when no
+token verified (429 with ``Retry-After``) —, the body's size as announced and as it arrives (413, the rest unread),
+then the body itself (422 naming the field and the rule, never the value sent). Limits: ``federation.*`` settings.
+
 Example:
     >>> app = create_node_app(load_node_config(Path("hospital_a.toml")), Settings())  # doctest: +SKIP
     >>> uvicorn.run(app, host="127.0.0.1", port=8101)  # doctest: +SKIP
@@ -17,12 +22,15 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Any, Literal
 
 import jwt
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from clinrag.access.identity import TokenVerifier
@@ -33,11 +41,16 @@ from clinrag.federation.config import NodeConfig
 from clinrag.federation.protocol import (
     API_VERSION,
     Health,
+    InvalidRequest,
     LeafInfo,
     Manifest,
+    Problem,
     RetrieveRequest,
     RetrieveResponse,
+    field_problems,
+    retrieve_request_schema,
 )
+from clinrag.federation.serving import BodyTooLargeError, RateLimiter, bearer_token, read_capped, retry_after
 from clinrag.federation.tree import NodeTree, TreeOutcome
 from clinrag.index.embed import Embedder
 from clinrag.retrieve.candidates import (
@@ -46,7 +59,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
     reachable,
 )
-from clinrag.settings import RetrieveSettings
+from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import Actor, Chunk
 
 log = logging.getLogger("clinrag.node")
@@ -55,6 +68,7 @@ VERIFIED_FOR = 60.0
 quick succession cost one signature check."""
 REMEMBERED_TOKENS = 4096
 bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token from a trusted identity provider.")
+RefusalOutcome = Literal["unauthenticated", "too_large", "invalid", "rate_limited"]
 
 
 class Node:
@@ -90,29 +104,39 @@ class Node:
         tree.warm_up()
         return cls(config, tree, policies, verifier, AuditLog(config.audit_log))
 
-    def authenticate(self, credentials: HTTPAuthorizationCredentials | None, request_question: str) -> Actor:
-        """The verified user of a request; a failure is audited and becomes a 401 with no data."""
-        try:
-            if credentials is None or credentials.scheme.lower() != "bearer":
-                raise AuthenticationError("missing bearer token")
-            return self._verify(credentials.credentials)
-        except AuthenticationError as exc:
-            self.audit.record(
-                AuditEntry(
-                    node=self.config.org,
-                    outcome="unauthenticated",
-                    question_sha256=question_hash(request_question),
-                    detail=str(exc),
-                )
-            )
-            raise HTTPException(401, detail=str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
+    def authenticate(self, token: str | None) -> Actor:
+        """The verified user of a bearer token (blocking: the issuer's keys may have to be fetched).
 
-    def remembered(self, credentials: HTTPAuthorizationCredentials | None) -> Actor | None:
+        Raises:
+            AuthenticationError: no token, or the failed check ("token expired", "wrong audience", …).
+        """
+        if token is None:
+            raise AuthenticationError("missing bearer token")
+        return self._verify(token)
+
+    def remembered(self, token: str | None) -> Actor | None:
         """The user of a bearer token verified less than `VERIFIED_FOR` seconds ago (and not expired since); None
         when the token has to be checked (`authenticate`)."""
-        if credentials is None or credentials.scheme.lower() != "bearer":
+        if token is None:
             return None
-        return self._remembered(credentials.credentials, time.time())
+        return self._remembered(token, time.time())
+
+    def refused(self, status: int, outcome: RefusalOutcome, detail: str, actor: Actor | None, client: str) -> None:
+        """Audit a refused request: who (the verified user, else the client's address), the status and why — ids
+        and the rule broken, never what the request sent."""
+        self.audit.record(
+            AuditEntry(
+                node=self.config.org,
+                subject=actor.subject if actor else "",
+                org=actor.org if actor else "",
+                role=actor.role if actor else "",
+                outcome=outcome,
+                status=status,
+                client=client,
+                detail=detail,
+            ),
+            sync=False,
+        )
 
     def _remembered(self, token: str, now: float) -> Actor | None:
         with self._verified_lock:
@@ -180,6 +204,7 @@ class Node:
                 org=actor.org,
                 role=actor.role,
                 outcome="denied" if gate_denied else "ok",
+                status=200,
                 question_sha256=question_hash(request.query),
                 mode=request.mode,
                 searched=tuple(response.searched),
@@ -217,9 +242,11 @@ def _with_vectors(response: RetrieveResponse, outcome: TreeOutcome) -> RetrieveR
     return response.model_copy(update={"vectors": vectors, "query_vector": query})
 
 
-def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
+def create_node_app(node: Node, close_on_shutdown: bool = True, limits: FederationSettings | None = None) -> FastAPI:
     """The FastAPI application of ``node`` (OpenAPI at ``/openapi.json``, docs at ``/docs``). The node's stores
-    close when the application shuts down, unless ``close_on_shutdown`` is False (another app still uses them)."""
+    close when the application shuts down, unless ``close_on_shutdown`` is False (another app still uses them).
+    ``limits``: body size and request rates (``federation.*`` settings; default: their defaults)."""
+    limits = limits or FederationSettings()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -233,11 +260,17 @@ def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
         description="Federated retrieval over one organisation's records, for verified users, under its policies.",
         lifespan=lifespan,
     )
+    guard = _Guard(node, limits)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.error("node=%s unexpected %s", node.config.org, type(exc).__name__)
         return JSONResponse({"detail": "internal error; the node's log has the details"}, status_code=500)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = InvalidRequest(detail=field_problems(exc.errors()))
+        return JSONResponse(problems.model_dump(), status_code=422)
 
     @app.get(f"/{API_VERSION}/health")
     def health() -> Health:
@@ -252,28 +285,121 @@ def create_node_app(node: Node, close_on_shutdown: bool = True) -> FastAPI:
     @app.post(
         f"/{API_VERSION}/retrieve",
         response_model=RetrieveResponse,
-        responses={401: {"description": "Missing, invalid, expired or untrusted token; no data."}},
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RetrieveRequest"}}},
+            },
+            "security": [{"HTTPBearer": []}],
+        },
+        responses={
+            401: {"model": Problem, "description": "Missing, invalid, expired or untrusted token; no data."},
+            413: {"model": Problem, "description": f"Body over federation.max_body_bytes ({limits.max_body_bytes})."},
+            422: {"model": InvalidRequest, "description": "Invalid body: the fields and rules, never the values."},
+            429: {"model": Problem, "description": "Over the request rate (of the user, or of an unverified client)."},
+        },
     )
-    async def retrieve(
-        request: RetrieveRequest,
-        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> Response:
-        """Search the node's tree for the token's user: gated by policy, every document checked."""
+    async def retrieve(request: Request) -> Response:
+        """Search the node's tree for the token's user: gated by policy, every document checked. The token is
+        verified before the body is read; the body is `RetrieveRequest` (JSON, at most federation.max_body_bytes).
+        """
+        return await guard.retrieve(request)
 
-        def answer(actor: Actor | None) -> Response:
-            actor = actor or node.authenticate(credentials, request.query)
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            published = schema.setdefault("components", {}).setdefault("schemas", {})
+            body = retrieve_request_schema()
+            for name, definition in {**body.pop("$defs", {}), "RetrieveRequest": body}.items():
+                if published.setdefault(name, definition) != definition:
+                    raise RuntimeError(f"two schemas named {name} in the node's OpenAPI")
+            schemes = schema["components"].setdefault("securitySchemes", {})
+            schemes["HTTPBearer"] = bearer.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+class _Guard:
+    """The checks in front of ``POST /v1/retrieve``, in order: token, rate, body size, body; each refusal audited."""
+
+    def __init__(self, node: Node, limits: FederationSettings) -> None:
+        self.node = node
+        self.max_body = limits.max_body_bytes
+        self.users = RateLimiter(limits.user_rate, limits.user_burst)
+        self.clients = RateLimiter(limits.client_rate, limits.client_burst)
+
+    async def retrieve(self, request: Request) -> Response:
+        node = self.node
+        client = request.client.host if request.client else "unknown"
+        token = bearer_token(request.headers)
+        actor = node.remembered(token)
+        checked = actor is None
+        if actor is None:
+            if token is None:
+                return self._unauthenticated(request, client, "missing bearer token")
+            try:
+                # A token seen for the first time: its issuer's keys may have to be fetched, so a worker thread waits
+                # while the event loop goes on serving other requests.
+                actor = await run_in_threadpool(node.authenticate, token)
+            except AuthenticationError as exc:
+                return self._unauthenticated(request, client, str(exc))
+        wait = self.users.take(f"{actor.org}/{actor.subject}")
+        if wait:
+            return self._refuse(request, 429, "rate_limited", "too many requests", actor, client, wait)
+        try:
+            body = await read_capped(request, self.max_body)
+        except BodyTooLargeError as exc:
+            return self._refuse(request, 413, "too_large", str(exc), actor, client)
+        try:
+            asked = RetrieveRequest.model_validate_json(body)
+        except ValidationError as exc:
+            problems = field_problems(exc.errors(), prefix=("body",))
+            where = "; ".join(".".join(map(str, problem.loc[1:])) + ": " + problem.type for problem in problems)
+            node.refused(422, "invalid", where, actor, client)
+            return JSONResponse(InvalidRequest(detail=problems).model_dump(), status_code=422)
+
+        def answer() -> Response:
             # Serialised once by pydantic (FastAPI would validate the response again and encode it in Python);
             # fields at their default value are left out, and a client's model restores them.
-            body = node.retrieve(actor, request).model_dump_json(exclude_defaults=True)
+            body = node.retrieve(actor, asked).model_dump_json(exclude_defaults=True)
             return Response(body, media_type="application/json")
 
-        actor = node.remembered(credentials)
-        if actor is not None and not node.tree.waits:
+        if not checked and not node.tree.waits:
             # Work in this process only (embedded shards; the GIL lets one thread run anyway): answered right here,
             # without the two thread switches a worker thread costs, which count on a busy machine.
-            return answer(actor)
-        # A token to check (its issuer's keys may have to be fetched) or a Qdrant server to ask: a worker thread
-        # waits, the event loop goes on serving other requests.
-        return await run_in_threadpool(answer, actor)
+            return answer()
+        # A user just verified, or a Qdrant server to ask: a worker thread waits, the event loop goes on.
+        return await run_in_threadpool(answer)
 
-    return app
+    def _unauthenticated(self, request: Request, client: str, reason: str) -> Response:
+        """401 — or 429 when the client's address sends more requests with no verified token than its rate."""
+        wait = self.clients.take(client)
+        if wait:
+            return self._refuse(
+                request, 429, "rate_limited", "too many requests without a valid token", None, client, wait
+            )
+        return self._refuse(request, 401, "unauthenticated", reason, None, client)
+
+    def _refuse(
+        self,
+        request: Request,
+        status: int,
+        outcome: RefusalOutcome,
+        detail: str,
+        actor: Actor | None,
+        client: str,
+        wait: float = 0.0,
+    ) -> Response:
+        """The refusal, audited; the body is never read now. A body announced over the cap closes the connection
+        (nothing more of it is read); a smaller one the server drops unparsed and keeps the connection."""
+        self.node.refused(status, outcome, detail, actor, client)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+        if wait:
+            headers["Retry-After"] = retry_after(wait)
+        announced = request.headers.get("content-length", "")
+        if not announced.isdigit() or int(announced) > self.max_body:
+            headers["Connection"] = "close"
+        return JSONResponse(Problem(detail=detail).model_dump(), status_code=status, headers=headers)

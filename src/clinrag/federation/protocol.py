@@ -1,6 +1,9 @@
 """The node API's messages (version 1): what a client sends to ``POST /v1/retrieve`` and what a node answers.
 
-Every message is a strict pydantic model: unknown fields are refused with a 422 naming them, sizes are bounded.
+Every message is a strict pydantic model: unknown fields are refused with a 422 naming them, sizes are bounded
+(the question, the query vector, and every list: at most `MAX_FILTER_VALUES` values a filter, each text at most
+`MAX_FILTER_TEXT` characters). A refusal names the field and the rule it broke, never the value sent
+(`field_problems`).
 
 Example:
     >>> RetrieveRequest(query="Who had a stroke?", k=5).mode
@@ -9,13 +12,43 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from clinrag.types import Hit, PatientChoice, SearchFilters
 
 API_VERSION = "v1"
+MAX_FILTER_VALUES = 1000
+"""Most values one filter of a request may list (subject ids, departments, sections …)."""
+MAX_FILTER_TEXT = 200
+"""Longest text value of a filter, in characters."""
+MAX_PROBLEMS = 10
+"""Most field problems a refusal lists."""
+
+
+def _bounded(filters: SearchFilters) -> SearchFilters:
+    """``filters`` when every list in it is within `MAX_FILTER_VALUES` values of `MAX_FILTER_TEXT` characters."""
+    for name in type(filters).model_fields:
+        values = getattr(filters, name)
+        if not isinstance(values, tuple):
+            continue
+        if len(values) > MAX_FILTER_VALUES:
+            raise PydanticCustomError(
+                "too_long",
+                "filters.{field} should have at most {max_length} values",
+                {"field": name, "max_length": MAX_FILTER_VALUES},
+            )
+        if any(isinstance(value, str) and len(value) > MAX_FILTER_TEXT for value in values):
+            raise PydanticCustomError(
+                "string_too_long",
+                "filters.{field}: each value should have at most {max_length} characters",
+                {"field": name, "max_length": MAX_FILTER_TEXT},
+            )
+    return filters
 
 
 class Message(BaseModel):
@@ -31,7 +64,10 @@ class RetrieveRequest(Message):
     k: int = Field(10, ge=1, le=200, description="Hits to return.")
     fetch_k: int = Field(50, ge=1, le=1000, description="Candidates per retriever and leaf before fusion.")
     mode: Literal["dense", "bm25", "hybrid", "hybrid-mmr"] = Field("hybrid", description="Retrieval mode.")
-    filters: SearchFilters = Field(default_factory=SearchFilters, description="Restrictions every hit must meet.")
+    filters: Annotated[SearchFilters, AfterValidator(_bounded)] = Field(
+        default_factory=SearchFilters,
+        description=f"Restrictions every hit must meet (at most {MAX_FILTER_VALUES} values a filter).",
+    )
     candidates: bool = Field(
         False,
         description="Return every candidate with its score in each list, for a global merge, instead of the top k.",
@@ -159,3 +195,71 @@ class Health(Message):
 
     status: Literal["ok"] = "ok"
     node: str
+
+
+class Problem(Message):
+    """Why a request was refused (401, 413, 429): a fixed message, never anything the request sent."""
+
+    detail: str
+
+
+class FieldProblem(Message):
+    """One field of a refused request: where it is, the rule it broke and that rule in words — never its value."""
+
+    loc: list[str | int] = Field(description="Where: ['body', 'query'], ['body', 'filters'] …")
+    type: str = Field(description="The rule broken, as pydantic names it: string_too_long, extra_forbidden, …")
+    msg: str = Field(description="The rule in words, e.g. 'String should have at most 4000 characters'.")
+
+
+class InvalidRequest(Message):
+    """A 422: the fields at fault."""
+
+    detail: list[FieldProblem]
+
+
+_ECHOING = {"value_error", "assertion_error", "union_tag_invalid", "union_tag_not_found"}
+"""Pydantic error types whose message may quote the value sent (a validator's own text, a union's tag)."""
+_LOCATION_PART = 64
+
+
+def field_problems(errors: Iterable[Mapping[str, Any]], prefix: tuple[str, ...] = ()) -> list[FieldProblem]:
+    """Pydantic's errors as `FieldProblem`s: location and rule only. The value sent (``input``) and the rule's
+    context objects (``ctx``) are dropped, messages that could quote the value are replaced by the rule's name, and
+    any message that still contains the value sent is too; a location part a client chose (an unknown key) is cut
+    to 64 characters.
+
+    Example:
+        >>> error = {"loc": ("query",), "type": "string_too_long", "msg": "String should have at most 4000 characters",
+        ...          "input": "x" * 5000, "ctx": {"max_length": 4000}}
+        >>> field_problems([error], ("body",))[0].model_dump()
+        {'loc': ['body', 'query'], 'type': 'string_too_long', 'msg': 'String should have at most 4000 characters'}
+    """
+    problems = []
+    for error in list(errors)[:MAX_PROBLEMS]:
+        kind = str(error.get("type", "invalid"))
+        message = str(error.get("msg", kind))
+        sent = error.get("input")
+        if kind in _ECHOING or (isinstance(sent, str) and len(sent) >= 3 and sent in message):
+            message = f"invalid value ({kind})"
+        location: list[str | int] = [*prefix]
+        for part in error.get("loc", ()):
+            location.append(part if isinstance(part, int) else str(part)[:_LOCATION_PART])
+        problems.append(FieldProblem(loc=location, type=kind, msg=message))
+    return problems
+
+
+def retrieve_request_schema(ref_template: str = "#/components/schemas/{model}") -> dict[str, Any]:
+    """The JSON schema of `RetrieveRequest` as published (OpenAPI), with the bounds `_bounded` enforces on the
+    filters' lists written in (``maxItems``, ``maxLength``); its ``$defs`` refer to ``ref_template``."""
+    schema = RetrieveRequest.model_json_schema(ref_template=ref_template)
+    filters = copy.deepcopy(schema.get("$defs", {}).get("SearchFilters", {}))
+    for prop in filters.get("properties", {}).values():
+        for option in prop.get("anyOf", [prop]):
+            if option.get("type") == "array":
+                option["maxItems"] = MAX_FILTER_VALUES
+                items = option.get("items", {})
+                if items.get("type") == "string":
+                    items["maxLength"] = MAX_FILTER_TEXT
+    if filters:
+        schema["$defs"]["SearchFilters"] = filters
+    return schema
