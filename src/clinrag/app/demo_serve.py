@@ -1,4 +1,5 @@
-"""Serving the demo federation: three identity providers, three nodes and the web app on 127.0.0.1, until Ctrl-C.
+"""Serving the demo federation: three identity providers, three nodes and the web app on 127.0.0.1, until Ctrl-C,
+SIGTERM or SIGHUP; each stops every server and returns normally (exit status 0), see ``serve_demo``.
 
 Example:
     >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
@@ -15,7 +16,7 @@ from rich.table import Table
 from clinrag.access.demo import DEMO_USERS
 from clinrag.app.console import console
 from clinrag.app.federation_files import DemoPorts, FederationFiles
-from clinrag.app.supervisor import Supervisor
+from clinrag.app.supervisor import SignalReceived, Supervisor
 from clinrag.errors import ClinragError
 
 
@@ -59,31 +60,45 @@ def start_federation(
 
 
 def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None = None) -> None:
-    """Start the federation, print where everything is, and keep it up until Ctrl-C (then stop it cleanly)."""
+    """Start the federation, print where everything is, and keep it up until Ctrl-C (SIGINT), SIGTERM or SIGHUP.
+
+    Any of the three — also during start-up, and SIGINT even when inherited as ignored (a job started with ``&``
+    from a script) — stops every server (SIGTERM, 5 s grace, then SIGKILL) and returns normally, so ``clinrag
+    demo`` exits with status 0: a requested stop that completed is a success, as uvicorn and service managers
+    (systemd counts 143 as a failure) expect. A server that stops on its own raises ``ClinragError`` (status 1).
+    """
     with Supervisor(logs) as servers:
-        console.print("starting identity providers, nodes and the web app …")
-        start_federation(servers, files, ports, config, web=files.folder.parent / "web")
-        table = Table(title="The demo federation on 127.0.0.1")
-        for column in ("hospital", "node", "identity provider"):
-            table.add_column(column)
-        for org in files.nodes:
-            table.add_row(org, ports.node_url(org), ports.issuer(org))
-        console.print(table)
-        users = Table(title="Demo users (sign in at their hospital's identity provider)")
-        for column in ("user", "org", "role", "dept", "affiliations"):
-            users.add_column(column)
-        for user in DEMO_USERS:
-            users.add_row(user.subject, user.org, user.role, user.dept or "", ", ".join(user.affiliations))
-        console.print(users)
-        console.print(f"Web app: [bold]{ports.web_url}[/bold] — choose a hospital and sign in as one of its users.")
-        console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
-        console.print(f"Logs: {logs}; audit logs: {files.folder.parent / 'audit'}")
-        console.print("Ready. Press Ctrl-C to stop.", soft_wrap=True)
         try:
-            while True:
-                for child in servers.children:
-                    if child.process.poll() is not None:
-                        raise ClinragError(f"{child.name} stopped (exit {child.process.returncode}); see {child.log}")
-                time.sleep(1.0)
-        except KeyboardInterrupt:
-            console.print("stopping …")
+            _serve(servers, files, ports, logs, config)
+        except SignalReceived as received:
+            console.print(f"{received.name} received: stopping {len(servers.children)} servers …", soft_wrap=True)
+        except KeyboardInterrupt:  # signal handlers could not be installed (not the main thread)
+            console.print(f"stopping {len(servers.children)} servers …")
+    killed = f" ({len(servers.killed)} killed after 5 s: {', '.join(servers.killed)})" if servers.killed else ""
+    console.print(f"Stopped {len(servers.stopped)} servers{killed}.", soft_wrap=True)
+
+
+def _serve(servers: Supervisor, files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None) -> None:
+    console.print("starting identity providers, nodes and the web app …")
+    start_federation(servers, files, ports, config, web=files.folder.parent / "web")
+    table = Table(title="The demo federation on 127.0.0.1")
+    for column in ("hospital", "node", "identity provider"):
+        table.add_column(column)
+    for org in files.nodes:
+        table.add_row(org, ports.node_url(org), ports.issuer(org))
+    console.print(table)
+    users = Table(title="Demo users (sign in at their hospital's identity provider)")
+    for column in ("user", "org", "role", "dept", "affiliations"):
+        users.add_column(column)
+    for user in DEMO_USERS:
+        users.add_row(user.subject, user.org, user.role, user.dept or "", ", ".join(user.affiliations))
+    console.print(users)
+    console.print(f"Web app: [bold]{ports.web_url}[/bold] — choose a hospital and sign in as one of its users.")
+    console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
+    console.print(f"Logs: {logs}; audit logs: {files.folder.parent / 'audit'}")
+    console.print("Ready. Press Ctrl-C to stop (SIGTERM and SIGHUP also stop every server).", soft_wrap=True)
+    while True:
+        for child in servers.children:
+            if child.process.poll() is not None:
+                raise ClinragError(f"{child.name} stopped (exit {child.process.returncode}); see {child.log}")
+        time.sleep(1.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +12,7 @@ import typer
 from rich.table import Table
 
 from clinrag.app.console import console, settings_for
+from clinrag.app.supervisor import hangup_as_terminate
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
@@ -31,7 +33,7 @@ def serve_command(
     port: Annotated[int | None, typer.Option(help="Port (default: the config's).")] = None,
     settings: SettingsOption = None,
 ) -> None:
-    """Serve the node's API on its host and port until Ctrl-C.
+    """Serve the node's API on its host and port until Ctrl-C, SIGTERM or SIGHUP (each a graceful stop).
 
     Policies are validated at start (an invalid policy stops the node with the file and policy at fault), every
     leaf's index is opened and checked against the embedder, and every request is audited.
@@ -47,6 +49,10 @@ def serve_command(
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per key fetch is noise
     chosen = node_settings.port if port is None else port
     console.print(f"node {node_settings.org} ({node_settings.name}) on http://{node_settings.host}:{chosen}")
+    # uvicorn handles SIGINT (even if inherited as ignored) and SIGTERM; a hang-up takes the same graceful path,
+    # unless it is ignored on purpose (nohup)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, hangup_as_terminate)
     uvicorn.run(create_node_app(node), host=node_settings.host, port=chosen, log_level="warning")
 
 

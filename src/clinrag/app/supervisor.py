@@ -1,5 +1,13 @@
 """Starts the demo's servers as child processes on 127.0.0.1 (one identity provider and one node per hospital),
-waits until each answers, and stops them all on Ctrl-C or when the caller leaves the ``with`` block.
+waits until each answers, and stops them all on Ctrl-C, SIGTERM or SIGHUP, or when the caller leaves the ``with``
+block.
+
+Inside ``with Supervisor() as servers:`` (in the main thread) SIGINT, SIGTERM and SIGHUP raise ``SignalReceived``
+in the main thread; leaving the block stops every child (SIGTERM, a grace period, then SIGKILL for stragglers) and
+restores the previous handlers. SIGINT is handled even when it was inherited as ignored (a job started with ``&``
+from a script), because a program that serves until Ctrl-C must stop on Ctrl-C; SIGHUP inherited as ignored
+(``nohup``) stays ignored. Children also watch a pipe from the supervisor: when the supervisor dies without
+stopping them (SIGKILL, a crash), the pipe closes and each child stops itself, so none is left behind listening.
 
 Example:
     >>> with Supervisor() as servers:  # doctest: +SKIP
@@ -13,17 +21,43 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Self
+from types import FrameType, TracebackType
+from typing import Any, Self
 
 import httpx
 
 from clinrag.errors import ClinragError
 
-CLI = ("-c", "from clinrag.app.cli import main; main()")
+CLI = ("-c", "from clinrag.app.supervisor import run_child; run_child()")
+"""How a child runs ``clinrag ARGS``: through ``run_child``, which watches the supervisor before calling the CLI."""
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a supervisor and all its children."""
+
+WATCH_FD = "CLINRAG_SUPERVISOR_FD"
+"""Environment variable naming a child's end of the pipe it watches (EOF: the supervisor is gone)."""
+
+ORPHAN_GRACE = 10.0
+"""Seconds an orphaned child has to stop after SIGTERM before it kills itself."""
+
+Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
+
+
+class SignalReceived(BaseException):
+    """A stop signal (SIGINT, SIGTERM or SIGHUP) reached a serving ``Supervisor``; raised in the main thread.
+
+    A ``BaseException`` like ``KeyboardInterrupt``, so ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        super().__init__(f"{self.name} received")
 
 
 @dataclass
@@ -37,23 +71,57 @@ class Child:
 
 
 class Supervisor:
-    """Child servers of one demo run; logs go to ``logs/NAME.log``."""
+    """Child servers of one demo run; logs go to ``logs/NAME.log``.
 
-    def __init__(self, logs: Path | None = None, env: dict[str, str] | None = None) -> None:
+    ``handle_signals``: install SIGINT/SIGTERM/SIGHUP handlers on entering the ``with`` block (main thread only).
+    After a stop, ``stopped`` names the children that were still running and ``killed`` those that needed SIGKILL.
+    """
+
+    def __init__(
+        self, logs: Path | None = None, env: dict[str, str] | None = None, handle_signals: bool = True
+    ) -> None:
         self.logs = logs or Path("data/demo/logs")
         self.env = {**os.environ, **(env or {})}
+        self.handle_signals = handle_signals
         self.children: list[Child] = []
+        self.received: int | None = None
+        self.stopped: list[str] = []
+        self.killed: list[str] = []
+        self._previous: dict[int, Handler] = {}
+        self._starting = False
+        self._deferred = False
+        self._stopping = False
+        self._hurry = False
+        self._watch: tuple[int, int] | None = None
 
     def start(self, name: str, args: list[str], ready_url: str) -> Child:
-        """Start ``clinrag ARGS`` as a child process named ``name``."""
+        """Start ``clinrag ARGS`` as a child process named ``name``.
+
+        A stop signal arriving while the child is being started is held until it is recorded, so no child escapes
+        ``stop``.
+        """
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{name}.log"
-        with log.open("wb") as handle:
-            process = subprocess.Popen(
-                [sys.executable, *CLI, *args], stdout=handle, stderr=subprocess.STDOUT, env=self.env
-            )
-        child = Child(name, process, ready_url, log)
-        self.children.append(child)
+        if self._watch is None:
+            self._watch = os.pipe()  # both ends close-on-exec; only the read end is passed on
+        watch_read = self._watch[0]
+        self._starting = True
+        try:
+            with log.open("wb") as handle:
+                process = subprocess.Popen(
+                    [sys.executable, *CLI, *args],
+                    stdout=handle,
+                    stderr=subprocess.STDOUT,
+                    env={**self.env, WATCH_FD: str(watch_read)},
+                    pass_fds=(watch_read,),
+                )
+            child = Child(name, process, ready_url, log)
+            self.children.append(child)
+        finally:
+            self._starting = False
+        if self._deferred and self.received is not None:
+            self._deferred = False
+            raise SignalReceived(self.received)
         return child
 
     def wait_ready(self, timeout: float = 120.0) -> None:
@@ -81,23 +149,109 @@ class Supervisor:
                     time.sleep(0.2)
 
     def stop(self, grace: float = 5.0) -> None:
-        """Ask every child to stop (SIGTERM), then kill what is still running after ``grace`` seconds."""
-        for child in self.children:
-            if child.process.poll() is None:
-                child.process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        for child in self.children:
-            try:
-                child.process.wait(max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                child.process.kill()
+        """Ask every child to stop (SIGTERM), then kill what is still running after ``grace`` seconds.
+
+        Signals arriving meanwhile do not interrupt the stop; a second Ctrl-C (SIGINT) skips the rest of the grace
+        period and kills the stragglers at once.
+        """
+        self._stopping = True
+        try:
+            running = [child for child in self.children if child.process.poll() is None]
+            for child in running:
+                child.process.terminate()
+            deadline = time.monotonic() + grace
+            while not self._hurry and time.monotonic() < deadline:
+                if all(child.process.poll() is not None for child in running):
+                    break
+                time.sleep(0.05)
+            for child in running:
+                if child.process.poll() is None:
+                    child.process.kill()
+                    self.killed.append(child.name)
                 child.process.wait()
-        self.children.clear()
+            self.stopped = [child.name for child in running]
+            self.children.clear()
+        finally:
+            self._stopping = False
+            self._hurry = False
+            if self._watch is not None:
+                for end in self._watch:
+                    os.close(end)
+                self._watch = None
+
+    def install_signal_handlers(self) -> None:
+        """Make SIGINT, SIGTERM and SIGHUP raise ``SignalReceived`` (no-op outside the main thread).
+
+        SIGINT is handled even if inherited as ignored; SIGHUP inherited as ignored (``nohup``) stays ignored.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in STOP_SIGNALS:
+            if signum == signal.SIGHUP and signal.getsignal(signum) is signal.SIG_IGN:
+                continue
+            self._previous[signum] = signal.signal(signum, self._on_signal)
+
+    def restore_signal_handlers(self) -> None:
+        """Put back the handlers ``install_signal_handlers`` replaced."""
+        for signum, previous in self._previous.items():
+            signal.signal(signum, signal.SIG_DFL if previous is None else previous)
+        self._previous.clear()
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.received is not None or self._stopping:
+            if signum == signal.SIGINT:
+                self._hurry = True  # a second Ctrl-C: stop waiting for stragglers
+            return
+        self.received = signum
+        if self._starting:
+            self._deferred = True  # raised by start() once the new child is recorded
+            return
+        raise SignalReceived(signum)
 
     def __enter__(self) -> Self:
+        if self.handle_signals:
+            self.install_signal_handlers()
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.stop()
+        try:
+            self.stop()
+        finally:
+            self.restore_signal_handlers()
+
+
+def run_child() -> None:
+    """Run ``clinrag`` (with ``sys.argv``) as a supervised child: stop when the supervisor goes away, restore an
+    inherited ignored SIGINT (a server that says "until Ctrl-C" must stop on Ctrl-C), and treat SIGHUP as SIGTERM so
+    that a closed terminal stops the server gracefully."""
+    watched = os.environ.pop(WATCH_FD, None)
+    if watched is not None:
+        threading.Thread(target=_watch_supervisor, args=(int(watched),), name="supervisor-watch", daemon=True).start()
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
+        signal.signal(signal.SIGHUP, hangup_as_terminate)
+
+    from clinrag.app.cli import main
+
+    main()
+
+
+def hangup_as_terminate(signum: int, frame: FrameType | None) -> None:
+    """Signal handler: deliver SIGTERM to this process, so a server's graceful SIGTERM path also serves SIGHUP."""
+    signal.raise_signal(signal.SIGTERM)
+
+
+def _watch_supervisor(fd: int) -> None:
+    """Block until the supervisor's end of the pipe closes (it exited or died), then stop this process: SIGTERM,
+    and SIGKILL if it is still alive ``ORPHAN_GRACE`` seconds later."""
+    try:
+        while os.read(fd, 1):
+            pass
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(ORPHAN_GRACE)
+    os.kill(os.getpid(), signal.SIGKILL)
