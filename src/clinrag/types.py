@@ -165,6 +165,11 @@ class Chunk(Record):
     admittime: datetime | None = None
     dischtime: datetime | None = None
     patient_name: str | None = None
+    sensitivity: tuple[str, ...] = ()
+    """Sensitive categories of the passage ("mental_health", "substance_use", "hiv", "reproductive", "genetic"),
+    assigned at ingestion by ``clinrag.ingest.sensitivity``; not part of the chunk id."""
+    sensitivity_rules: tuple[str, ...] = ()
+    """The rules that assigned ``sensitivity``, e.g. ``term:alcohol`` or ``section:Past Medical History/Psych Hx``."""
 
     @property
     def indexed_text(self) -> str:
@@ -318,9 +323,38 @@ class Answer(Record):
     abstention: Abstention | None = None
     fallback_from: str | None = None
     """The model whose draft was declined or unsupported, when the extractive answer replaced it."""
+    withheld_sensitive: int = 0
+    """Passages matching the question that the asker's policies withheld only because of their sensitivity label
+    (psychiatric, substance-use, HIV, reproductive or genetic information)."""
     timings: dict[str, float] = {}
 
     @property
     def abstained(self) -> bool:
         """True when the system declined to answer."""
         return self.abstention is not None
+
+    @property
+    def withheld_note(self) -> str | None:
+        """A sentence saying how many sensitive passages the policies withheld, or None when none were.
+
+        Example:
+            >>> Answer(question="q", text="t", generator="g", withheld_sensitive=2).withheld_note
+            '2 sensitive passages were withheld by policy.'
+        """
+        return withheld_note(self.withheld_sensitive)
+
+
+def withheld_note(count: int) -> str | None:
+    """``N sensitive passage(s) was/were withheld by policy.``, or None for 0.
+
+    Example:
+        >>> withheld_note(1)
+        '1 sensitive passage was withheld by policy.'
+    """
+    if count <= 0:
+        return None
+    return (
+        f"{count} sensitive passage was withheld by policy."
+        if count == 1
+        else (f"{count} sensitive passages were withheld by policy.")
+    )

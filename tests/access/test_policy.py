@@ -21,7 +21,7 @@ from clinrag.access.entities import (
     node_entity,
     user_entity,
 )
-from clinrag.access.policy import Decision, PolicyEngine
+from clinrag.access.policy import Decision, PolicyEngine, Verdict
 from clinrag.errors import ConfigError
 from clinrag.types import Actor, Chunk, SourceKind
 
@@ -258,6 +258,7 @@ def test_entities_conform_to_the_schema() -> None:
     chunks = [
         note("A", "medicine", subject_id=1, service="MED", section="Discharge Medications", note_type="DS"),
         Chunk.create(source_id="row:1", text="hadm_id: 1", org="B", dept="admissions", source_kind=SourceKind.ROW),
+        note("A", "orthopaedics", sensitivity=("mental_health", "substance_use")),
     ]
     entities = [user_entity(user) for user in DEMO_USERS]
     entities += [node_entity("A", "A", "router"), node_entity("A", "A/psychiatry", "leaf", "psychiatry")]
@@ -275,7 +276,9 @@ def test_entities_conform_to_the_schema() -> None:
         "note_type": "",
         "source_kind": "row",
         "patient": -1,
+        "sensitivity": [],
     }
+    assert document_attrs(chunks[2])["sensitivity"] == ["mental_health", "substance_use"]
 
 
 # --- the demo federation ----------------------------------------------------------------------------------------
@@ -337,6 +340,86 @@ def test_demo_document_level_rules(engines: dict[str, PolicyEngine]) -> None:
     assert [d.allowed for d in engines["B"].can_retrieve(b_admin, rows_and_notes)] == [True, False]
 
 
+SENSITIVE_CATEGORIES = ("mental_health", "substance_use", "hiv", "reproductive", "genetic")
+# Who may read a sensitive passage in a department they may otherwise read: physicians and nurses only.
+SENSITIVE_READERS = {
+    "A": {"A.phys.neur", "A.phys", "A.nurse", "B.phys", "B.nurse"},
+    "B": {"A.phys.neur", "A.phys", "A.nurse", "B.phys", "B.nurse"},
+    "C": {"A.phys.neur"},
+}
+
+
+@pytest.mark.parametrize("category", SENSITIVE_CATEGORIES)
+def test_demo_sensitive_passages_are_for_physicians_and_nurses(category: str, engines: dict[str, PolicyEngine]) -> None:
+    """Every demo user, every leaf of every hospital: a sensitive passage is retrievable exactly when the same
+    passage without its label is and the user is a physician or nurse; otherwise it is withheld for its label
+    (`Verdict.WITHHELD_SENSITIVE`) when the plain passage is retrievable, and refused as before when it is not."""
+    for org, leaves in DEMO_TREES.items():
+        plain = [note(org, leaf, subject_id=7) for leaf in leaves]
+        sensitive = [chunk.model_copy(update={"sensitivity": (category,)}) for chunk in plain]
+        for user in DEMO_USERS:
+            before = [d.allowed for d in engines[org].can_retrieve(user, plain)]
+            verdicts = engines[org].verdicts(user, sensitive)
+            for leaf, readable, verdict in zip(leaves, before, verdicts, strict=True):
+                if not readable:
+                    assert verdict == Verdict.REFUSED, (user.subject, org, leaf)
+                elif user.subject in SENSITIVE_READERS[org]:
+                    assert verdict == Verdict.ALLOWED, (user.subject, org, leaf)
+                else:
+                    assert verdict == Verdict.WITHHELD_SENSITIVE, (user.subject, org, leaf)
+
+
+def test_demo_technician_reads_the_orthopaedic_note_but_not_its_psychiatric_history(
+    engines: dict[str, PolicyEngine],
+) -> None:
+    technician = demo_user("A.tech.rad")
+    hip = note("A", "orthopaedics", section="Brief Hospital Course")
+    history = note("A", "orthopaedics", section="Past Medical History", sensitivity=("mental_health",))
+    allowed, withheld = engines["A"].can_retrieve(technician, [hip, history])
+    assert allowed.allowed
+    assert allowed.reasons == ("a-orthopaedics-documents-radiology-technicians",)
+    assert not withheld.allowed
+    assert withheld.reasons == ("a-sensitive-clinicians-only",)
+    research = engines["C"].can_retrieve(demo_user("C.research"), [note("C", "neurology", sensitivity=("hiv",))])
+    assert research[0].reasons == ("c-sensitive-clinicians-only",)
+
+
+def test_verdicts_tell_sensitive_withholding_from_other_refusals() -> None:
+    engine = PolicyEngine.from_text(
+        """
+        @id("medicine") permit(principal, action == Action::"retrieve", resource) when { resource.leaf == "medicine" };
+        @id("no-hiv") forbid(principal, action == Action::"retrieve", resource)
+            when { resource.sensitivity.contains("hiv") } unless { principal.role == "physician" };
+        """
+    )
+    nurse = Actor(subject="n", org="A", role="nurse")
+    chunks = [
+        note("A", "medicine"),
+        note("A", "medicine", sensitivity=("hiv",)),
+        note("A", "surgery", sensitivity=("hiv",)),  # refused anyway: not withheld for its label
+        note("A", "medicine", sensitivity=("genetic",)),
+    ]
+    assert engine.verdicts(nurse, chunks) == [
+        Verdict.ALLOWED,
+        Verdict.WITHHELD_SENSITIVE,
+        Verdict.REFUSED,
+        Verdict.ALLOWED,
+    ]
+    assert engine.verdicts(ANYONE, chunks)[:2] == [Verdict.ALLOWED, Verdict.ALLOWED]
+    assert PolicyEngine.allow_all().verdicts(nurse, chunks) == [Verdict.ALLOWED] * 4
+
+
+def test_document_keys_read_the_sensitivity_when_a_policy_does(engines: dict[str, PolicyEngine]) -> None:
+    plain, labelled = note("A", "medicine"), note("A", "medicine", sensitivity=("hiv",))
+    first, second = engines["A"].document_keys([plain, labelled.model_copy(update={"chunk_id": plain.chunk_id})])
+    assert first != second
+    blind = PolicyEngine.from_text(
+        '@id("m") permit(principal, action, resource is Document) when { resource.leaf == "medicine" };'
+    )
+    first, second = blind.document_keys([plain, labelled])
+    assert first == second
+
+
 # --- batching ---------------------------------------------------------------------------------------------------
 
 
@@ -382,7 +465,7 @@ def test_document_keys_follow_every_attribute_when_policies_read_the_whole_docum
     )
     base = note("A", "medicine", subject_id=1, service="MED", section="Brief Hospital Course", note_type="DS")
     assert set(DOCUMENT_FIELDS) == set(DOCUMENT_ATTRIBUTES)
-    others = {"patient": 7, "source_kind": SourceKind.ROW}
+    others = {"patient": 7, "source_kind": SourceKind.ROW, "sensitivity": ("hiv",)}
     for name, field in DOCUMENT_FIELDS.items():
         changed = base.model_copy(update={field: others.get(name, "other")})
         assert document_attrs(changed)[name] != document_attrs(base)[name], name

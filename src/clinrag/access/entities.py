@@ -26,7 +26,7 @@ USER, NODE, DOCUMENT = "User", "Node", "Document"
 SEARCH, RETRIEVE = "search", "retrieve"
 
 Entity = dict[str, Any]
-AttrValue = str | int
+AttrValue = str | int | list[str]
 
 
 def _text(value: object) -> str:
@@ -79,8 +79,9 @@ DOCUMENT_ATTRIBUTES: dict[str, Callable[[Chunk], AttrValue]] = {
     "note_type": lambda chunk: _text(chunk.note_type),
     "source_kind": lambda chunk: _text(chunk.source_kind),
     "patient": lambda chunk: -1 if chunk.subject_id is None else chunk.subject_id,
+    "sensitivity": lambda chunk: sorted(chunk.sensitivity),
 }
-"""How each ``Document`` attribute is read from a chunk (missing values become ``""`` or ``-1``)."""
+"""How each ``Document`` attribute is read from a chunk (missing values become ``""``, ``-1`` or ``[]``)."""
 
 DOCUMENT_FIELDS: dict[str, str] = {
     "org": "org",
@@ -92,6 +93,7 @@ DOCUMENT_FIELDS: dict[str, str] = {
     "note_type": "note_type",
     "source_kind": "source_kind",
     "patient": "subject_id",
+    "sensitivity": "sensitivity",
 }
 """The chunk field each ``Document`` attribute is read from: chunks equal in these fields have equal attributes."""
 
@@ -101,8 +103,8 @@ def document_attrs(chunk: Chunk) -> dict[str, AttrValue]:
 
     Example:
         >>> chunk = Chunk.create(source_id="note:1", text="t", org="A", dept="psychiatry", leaf="psychiatry")
-        >>> document_attrs(chunk)["patient"], document_attrs(chunk)["source_kind"]
-        (-1, 'note')
+        >>> document_attrs(chunk)["patient"], document_attrs(chunk)["source_kind"], document_attrs(chunk)["sensitivity"]
+        (-1, 'note', [])
     """
     return {name: read(chunk) for name, read in DOCUMENT_ATTRIBUTES.items()}
 

@@ -26,6 +26,7 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,6 +67,15 @@ class Decision:
     allowed: bool
     reasons: tuple[str, ...]
     errors: tuple[str, ...] = ()
+
+
+class Verdict(IntEnum):
+    """A retrieve decision as a leaf counts it: allowed, refused, or refused only because of the document's
+    sensitivity label (the same document without the label would be allowed)."""
+
+    REFUSED = 0
+    ALLOWED = 1
+    WITHHELD_SENSITIVE = 2
 
 
 _ALLOWED_BY_ALL = Decision(allowed=True, reasons=(ALLOW_ALL,))
@@ -203,6 +213,32 @@ class PolicyEngine:
             results = cedarpy.is_authorized_batch(requests, self._policies.policy_set, json.dumps(entities))
             by_group.update(zip(batch, map(_decision, results), strict=True))
         return [by_group[slot] for slot in slots]
+
+    def verdicts(self, actor: Actor, chunks: Sequence[Chunk]) -> list[Verdict]:
+        """`can_retrieve` as `Verdict`s: a refused chunk with a sensitivity label that would be allowed without it is
+        `Verdict.WITHHELD_SENSITIVE` (whichever policy refused it), so a leaf can say how many sensitive passages
+        the policies withheld, apart from other refusals.
+
+        Example:
+            >>> from clinrag.access.demo import POLICY_ROOT, demo_user
+            >>> def ortho(text, *labels):
+            ...     return Chunk.create(source_id="note:1", text=text, org="A", dept="orthopaedics",
+            ...                         leaf="orthopaedics", sensitivity=labels)
+            >>> engine = PolicyEngine.load(POLICY_ROOT / "A")
+            >>> engine.verdicts(demo_user("A.tech.rad"), [ortho("Hip."), ortho("PMH: bipolar I.", "mental_health")])
+            [<Verdict.ALLOWED: 1>, <Verdict.WITHHELD_SENSITIVE: 2>]
+            >>> engine.verdicts(demo_user("A.admin"), [ortho("PMH: bipolar I.", "mental_health")])
+            [<Verdict.REFUSED: 0>]
+        """
+        decisions = self.can_retrieve(actor, chunks)
+        verdicts = [Verdict.ALLOWED if decision.allowed else Verdict.REFUSED for decision in decisions]
+        labelled = [index for index, chunk in enumerate(chunks) if not decisions[index].allowed and chunk.sensitivity]
+        if labelled:
+            bare = [chunks[index].model_copy(update={"sensitivity": ()}) for index in labelled]
+            for index, decision in zip(labelled, self.can_retrieve(actor, bare), strict=True):
+                if decision.allowed:
+                    verdicts[index] = Verdict.WITHHELD_SENSITIVE
+        return verdicts
 
 
 def _key_reader(depends: DocumentDependence) -> Callable[[Chunk], tuple[object, ...]]:

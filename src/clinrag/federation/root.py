@@ -13,6 +13,10 @@ misspelt name), and that no organisation matched in full, or a full name that di
 result a question back — ``Retrieval.clarify`` lists the patients, across organisations, the asker may retrieve —
 with no hits at all.
 
+Sensitive passages: each node counts the candidates its document policy refused only because of their sensitivity
+label (`RetrieveResponse.withheld_sensitive`); the root adds the counts of the organisations whose candidates it
+merged (`FederatedRetrieval.withheld_sensitive`), so an answer can say that sensitive passages were withheld.
+
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
     >>> result = root.search("Who had a stroke?", token)  # doctest: +SKIP
@@ -29,6 +33,7 @@ import threading
 import time
 import tomllib
 import weakref
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -124,10 +129,13 @@ class OrgResult:
 
 @dataclass
 class FederatedRetrieval:
-    """The global result and every organisation's part in it."""
+    """The global result and every organisation's part in it. ``withheld_sensitive`` adds up the candidates the
+    organisations whose candidates were merged refused only for their sensitivity label (none when the asker is
+    asked which patient a name means)."""
 
     retrieval: Retrieval
     orgs: list[OrgResult] = field(default_factory=list)
+    withheld_sensitive: int = 0
 
 
 @dataclass
@@ -288,9 +296,9 @@ class FederationRoot:
         understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
         arrived = list(await asyncio.gather(*asks))
         fanned_out = time.perf_counter() - started
-        retrieval = self._merge(request, understanding, arrived)
+        retrieval, withheld = self._merge(request, understanding, arrived)
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
-        return FederatedRetrieval(retrieval, [part.result for part in arrived])
+        return FederatedRetrieval(retrieval, [part.result for part in arrived], withheld)
 
     async def _ask(self, client: aiohttp.ClientSession, org: OrgEndpoint, body: bytes, token: str) -> _Arrived:
         """One organisation's result and, when usable, its candidates, rebuilt as soon as its reply arrives (while
@@ -345,7 +353,10 @@ class FederationRoot:
             return OrgResult(org, OrgStatus.DENIED, "denied by policy", response)
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
-    def _merge(self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]) -> Retrieval:
+    def _merge(
+        self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]
+    ) -> tuple[Retrieval, int]:
+        """The global result, and how many sensitive passages the organisations it merged withheld."""
         usable = [part.usable for part in arrived if part.usable is not None]
         results = [part.result for part in arrived]
         searched = tuple(result.org.org for result in results if result.status == OrgStatus.ANSWERED)
@@ -355,7 +366,7 @@ class FederationRoot:
         )
         clarify = unsettled([match for part in usable for match in part.reply.names])
         if clarify:  # the asker is asked which patient: nothing is retrieved
-            return Retrieval(
+            asked = Retrieval(
                 (),
                 understanding,
                 None,
@@ -366,6 +377,7 @@ class FederationRoot:
                 unreachable=unreachable,
                 clarify=clarify,
             )
+            return asked, 0
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped;
         # and when some organisation read a person's name that none resolved, no candidate is about that person.
@@ -380,7 +392,7 @@ class FederationRoot:
         no_such_patient = not hits and (
             (recognised and not named) or (bool(searching) and all(reply.no_such_patient for reply in searching))
         )
-        return Retrieval(
+        retrieval = Retrieval(
             tuple(hits),
             understanding,
             None,
@@ -392,6 +404,7 @@ class FederationRoot:
             denied=denied,
             unreachable=unreachable,
         )
+        return retrieval, sum(part.reply.withheld_sensitive for part in usable)
 
 
 def _stop_loop(
@@ -410,6 +423,9 @@ def _stop_loop(
     thread.join(timeout=5)
     loop.close()
 
+
+WITHHELD_REMEMBERED = 64
+"""Searches of a `FederatedSearcher` whose withheld counts are remembered for `FederatedSearcher.withheld_after`."""
 
 _READ_CHUNK = 64 * 1024
 """Bytes read from a reply at a time (the size limit is checked after each)."""
@@ -471,6 +487,22 @@ class FederatedSearcher:
         self.token = token
         self.mode = mode
         self.last: FederatedRetrieval | None = None
+        self.searches = 0
+        """Searches made so far (a mark for `withheld_after`)."""
+        self._withheld: deque[tuple[int, int]] = deque(maxlen=WITHHELD_REMEMBERED)
+
+    def withheld_after(self, mark: int) -> int:
+        """The most sensitive passages any search after the ``mark``-th withheld (an answer may search more than
+        once — its question, then a patient's sections — and the counts of one node's searches may overlap, so they
+        are not added up: the answer says "at least" this many).
+
+        Example:
+            >>> searcher = FederatedSearcher(root, token)  # doctest: +SKIP
+            >>> mark = searcher.searches; _ = searcher.retrieve("Any psychiatric history?")  # doctest: +SKIP
+            >>> searcher.withheld_after(mark)  # doctest: +SKIP
+            2
+        """
+        return max((count for number, count in self._withheld if number > mark), default=0)
 
     def scope_names(self) -> ScopeNames:
         """The federation's organisations (code → label, "Hospital A") and the specialties a question may name."""
@@ -479,4 +511,6 @@ class FederatedSearcher:
     def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
         """The federated retrieval of ``question``; the organisations' statuses stay in `last`."""
         self.last = self.root.search(question, self.token, filters, k, mode=self.mode)
+        self.searches += 1
+        self._withheld.append((self.searches, self.last.withheld_sensitive))
         return self.last.retrieval

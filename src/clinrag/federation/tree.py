@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from clinrag.access.policy import Decision, PolicyEngine
+from clinrag.access.policy import Decision, PolicyEngine, Verdict
 from clinrag.errors import ClinragError, FederationError
 from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
 from clinrag.federation.protocol import Denial, NameMatch, PathError, RetrieveRequest
@@ -101,6 +101,8 @@ class TreeOutcome:
     leaves_searched: int = 0
     leaves_without_patient: int = 0
     refused_documents: int = 0
+    withheld_sensitive: int = 0
+    """Distinct candidates the document policy refused only because of their sensitivity label (`Verdict`)."""
     query_vector: Vectors | None = None
     named_patient: bool = False
     """A leaf below resolved a patient the question names (then only such leaves' candidates count)."""
@@ -138,7 +140,7 @@ class NodeTree:
             weakref.WeakKeyDictionary()
         )
         self._gates_lock = threading.Lock()
-        self._documents: weakref.WeakKeyDictionary[PolicyEngine, dict[Actor, dict[tuple[object, ...], bool]]] = (
+        self._documents: weakref.WeakKeyDictionary[PolicyEngine, dict[Actor, dict[tuple[object, ...], Verdict]]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -212,8 +214,13 @@ class NodeTree:
             return self._pool
 
     def can_retrieve(self, engine: PolicyEngine, actor: Actor, chunks: Sequence[Chunk]) -> list[bool]:
-        """May ``actor`` retrieve each chunk? Decisions are remembered per engine and user by `document_keys` (what a
-        decision depends on), so a chunk met again, or one like it, costs no Cedar evaluation."""
+        """May ``actor`` retrieve each chunk? (`verdicts`, allowed or not.)"""
+        return [verdict == Verdict.ALLOWED for verdict in self.verdicts(engine, actor, chunks)]
+
+    def verdicts(self, engine: PolicyEngine, actor: Actor, chunks: Sequence[Chunk]) -> list[Verdict]:
+        """May ``actor`` retrieve each chunk, and if not, was it only for its sensitivity label
+        (`PolicyEngine.verdicts`)? Remembered per engine and user by `document_keys` (what a decision depends on), so
+        a chunk met again, or one like it, costs no Cedar evaluation."""
         keys = engine.document_keys(chunks)
         with self._gates_lock:
             by_user = self._documents.setdefault(engine, {})
@@ -224,16 +231,14 @@ class NodeTree:
             if verdict is None:
                 unknown.setdefault(key, chunk)
         if not unknown:
-            return [bool(verdict) for verdict in verdicts]
-        decided = dict(zip(unknown, engine.can_retrieve(actor, list(unknown.values())), strict=True))
+            return [verdict for verdict in verdicts if verdict is not None]
+        decided = dict(zip(unknown, engine.verdicts(actor, list(unknown.values())), strict=True))
         with self._gates_lock:
             if sum(map(len, by_user.values())) + len(decided) > REMEMBERED_DOCUMENT_DECISIONS:
                 by_user.clear()
                 known = by_user.setdefault(actor, {})
-            known.update((key, decision.allowed) for key, decision in decided.items())
-        return [
-            decided[key].allowed if verdict is None else verdict for key, verdict in zip(keys, verdicts, strict=True)
-        ]
+            known.update(decided)
+        return [decided[key] if verdict is None else verdict for key, verdict in zip(keys, verdicts, strict=True)]
 
     def can_search(self, engine: PolicyEngine, actor: Actor, spec: LeafSpec | RouterSpec) -> Decision:
         """The search gate of ``spec`` for ``actor``, remembered per engine: a decision depends only on the user's
@@ -308,7 +313,8 @@ class _Search:
                 self.analysis,
             )
             names = list_names(self.request.mode, plan, settings.section_weight)
-            found = gather([leaf.store], plan, names, self.fetch_k, admit=self._admit)
+            withheld: set[str] = set()
+            found = gather([leaf.store], plan, names, self.fetch_k, admit=lambda chunks: self._count(chunks, withheld))
         except Exception as exc:  # one leaf failing costs that leaf, never the node's answer
             message = str(exc) if isinstance(exc, ClinragError) else f"search failed ({type(exc).__name__})"
             log.error("leaf=%s search failed: %s", spec.path, type(exc).__name__)
@@ -322,6 +328,7 @@ class _Search:
             leaves_searched=1,
             leaves_without_patient=int(plan.no_such_patient),
             refused_documents=found.refused,
+            withheld_sensitive=len(withheld),
             query_vector=plan.dense,
             named_patient=resolution is not None and bool(resolution.subject_ids),
             names_person=resolution is not None and resolution.names_patients,
@@ -368,6 +375,13 @@ class _Search:
     def _admit(self, chunks: Sequence[Chunk]) -> list[bool]:
         return self.tree.can_retrieve(self.engine, self.actor, chunks)
 
+    def _count(self, chunks: Sequence[Chunk], withheld: set[str]) -> list[bool]:
+        """`_admit` for a leaf's candidates, adding those withheld only for their sensitivity label to ``withheld``
+        (chunk ids: a chunk refused in several lists counts once)."""
+        verdicts = self.tree.verdicts(self.engine, self.actor, chunks)
+        withheld.update(c.chunk_id for c, v in zip(chunks, verdicts, strict=True) if v == Verdict.WITHHELD_SENSITIVE)
+        return [verdict == Verdict.ALLOWED for verdict in verdicts]
+
 
 def _given_vector(encoded: str | None, dimension: int) -> Vectors | None:
     """The caller's query vector, if it is a finite unit vector of the node's dimension (else the node embeds)."""
@@ -400,6 +414,7 @@ def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
         combined.leaves_searched += part.leaves_searched
         combined.leaves_without_patient += part.leaves_without_patient
         combined.refused_documents += part.refused_documents
+        combined.withheld_sensitive += part.withheld_sensitive
         if combined.query_vector is None:
             combined.query_vector = part.query_vector
     return combined

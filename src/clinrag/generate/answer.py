@@ -83,6 +83,18 @@ class Scoped(Protocol):
         ...
 
 
+@runtime_checkable
+class Withholding(Protocol):
+    """A searcher that counts the sensitive passages the policies withheld from its searches (the federation's)."""
+
+    searches: int
+    """Searches made so far."""
+
+    def withheld_after(self, mark: int) -> int:
+        """Sensitive passages withheld by the searches made after the ``mark``-th."""
+        ...
+
+
 class Answerer:
     """Answers questions from a searcher's hits with the configured generator (None: extractive).
 
@@ -113,7 +125,17 @@ class Answerer:
     def answer(
         self, question: str, filters: SearchFilters | None = None, on_token: Callable[[str], None] | None = None
     ) -> Answer:
-        """A verified answer, or an abstention saying why; ``on_token`` receives generated text as it streams."""
+        """A verified answer, or an abstention saying why; ``on_token`` receives generated text as it streams.
+
+        ``Answer.withheld_sensitive`` says how many sensitive passages the asker's policies withheld (a searcher
+        that counts them, :class:`Withholding`); the answer's text is not changed by it."""
+        counting = self.searcher if isinstance(self.searcher, Withholding) else None
+        mark = counting.searches if counting is not None else 0
+        answered = self._answer(question, filters, on_token)
+        withheld = counting.withheld_after(mark) if counting is not None else 0
+        return answered.model_copy(update={"withheld_sensitive": withheld}) if withheld else answered
+
+    def _answer(self, question: str, filters: SearchFilters | None, on_token: Callable[[str], None] | None) -> Answer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         asked = sanitize_question(question)

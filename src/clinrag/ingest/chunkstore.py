@@ -6,6 +6,10 @@ when a full pass over a scope (an organisation's notes, or one of its tables) co
 not seen in the pass are removed. Work is committed in batches, so a killed ingestion loses at most one batch,
 and running it again ends with exactly the chunk set of an uninterrupted run.
 
+Every chunk is stored with its sensitivity label (`clinrag.ingest.sensitivity`): `put_source` labels the chunks
+it stores, and a run begun under another version of the rule table first labels every stored chunk again (its id
+and text never change; the index update then rewrites those chunks' payloads without embedding them again).
+
 Example:
     >>> import tempfile, pathlib
     >>> from clinrag.types import Chunk
@@ -28,9 +32,12 @@ from pathlib import Path
 from typing import Literal
 
 from clinrag.errors import StoreError
+from clinrag.ingest.sensitivity import Labeller, rules_version
 from clinrag.types import Chunk, Patient
 
 SCHEMA_VERSION = "1"
+SENSITIVITY_KEY = "sensitivity_rules"
+"""The ``meta`` key holding the version of the sensitivity rules the stored chunks were labelled with."""
 Outcome = Literal["new", "changed", "unchanged"]
 
 _SCHEMA = """
@@ -57,10 +64,11 @@ CREATE TABLE IF NOT EXISTS patients (
 class ChunkStore:
     """A SQLite file of chunks. Open it with `ChunkStore.open`; close it with `close` (or use ``with``)."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, labeller: Labeller | None = None) -> None:
         self._db = connection
         self.path = path
         self._digests: dict[str, tuple[str, str]] | None = None
+        self.labeller = labeller or Labeller.default()
 
     @classmethod
     def open(cls, path: Path) -> ChunkStore:
@@ -96,7 +104,10 @@ class ChunkStore:
         self._db.execute("BEGIN")
 
     def begin_run(self, source: str) -> int:
-        """Start an ingestion pass over ``source`` (a path or name, for the record); returns its run number."""
+        """Start an ingestion pass over ``source`` (a path or name, for the record); returns its run number.
+
+        Chunks stored under another version of the sensitivity rules are labelled again first (`relabel`)."""
+        self.relabel()
         cursor = self._db.execute(
             "INSERT INTO runs (source, started) VALUES (?, ?)", (source, datetime.now(UTC).isoformat())
         )
@@ -124,10 +135,30 @@ class ChunkStore:
         self._db.execute("UPDATE sources SET run = ? WHERE source_id = ?", (run, source_id))
         return True
 
+    def relabel(self) -> int:
+        """Label every stored chunk with the sensitivity rules in force, unless they were labelled with these rules
+        already; returns how many chunks changed. Ids and text never change, so this is safe at any time."""
+        version = rules_version(self.labeller)
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (SENSITIVITY_KEY,)).fetchone()
+        if row is not None and row[0] == version:
+            return 0
+        changed = []
+        for chunk_id, body in self._db.execute("SELECT chunk_id, body FROM chunks"):
+            chunk = Chunk.model_validate_json(body)
+            labelled = self.labeller.label(chunk)
+            if labelled is not chunk:
+                changed.append((labelled.model_dump_json(exclude_defaults=True), chunk_id))
+        self._db.executemany("UPDATE chunks SET body = ? WHERE chunk_id = ?", changed)
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (SENSITIVITY_KEY, version))
+        self.commit()
+        return len(changed)
+
     def put_source(self, run: int, scope: str, source_id: str, digest: str, chunks: Sequence[Chunk]) -> Outcome:
-        """Store the chunks of one source unless it is already stored with the same digest."""
+        """Store the chunks of one source, labelled (`clinrag.ingest.sensitivity`), unless it is already stored with
+        the same digest."""
         if self.is_current(run, source_id, digest):
             return "unchanged"
+        chunks = [self.labeller.label(chunk) for chunk in chunks]
         known = self._known()
         outcome: Outcome = "changed" if source_id in known else "new"
         if outcome == "changed":
