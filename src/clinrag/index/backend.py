@@ -147,5 +147,8 @@ def drop_indexes(index_root: Path, settings: IndexSettings | None = None) -> lis
         finally:
             client.close()
     else:
+        if chosen.backend == "edge":
+            for leaf in leaves:  # never delete a shard that a running node holds (raises `ShardLockedError`)
+                EdgeStore.open(index_root / leaf).close()
         shutil.rmtree(index_root, ignore_errors=True)
     return leaves

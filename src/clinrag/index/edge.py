@@ -1,7 +1,11 @@
 """The embedded backend: one Qdrant Edge shard per leaf, on local disk, in process (``qdrant-edge-py``).
 
 Layout of a leaf's index folder: ``shard/`` (Qdrant's files) and ``manifest.json`` (embedder, dimension, BM25
-average length). A snapshot is one tar file holding both; restoring unpacks it into an empty folder.
+average length). A snapshot is one gzip tar file holding both (see `EdgeStore.snapshot`); restoring unpacks it
+into an empty folder, or replaces an existing index once the restored one opens.
+
+One process at a time may open a shard (Qdrant locks its write-ahead log); opening a shard another process holds,
+such as a node that ``make demo`` serves, fails with a `StoreError` that says so and what to do.
 
 Example:
     >>> import tempfile, pathlib, numpy as np
@@ -16,12 +20,16 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+import os
 import shutil
 import tarfile
 import tempfile
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -49,7 +57,123 @@ from clinrag.types import Chunk, SearchFilters
 
 MANIFEST_FILE = "manifest.json"
 SHARD_DIR = "shard"
+SNAPSHOT_INFO = "snapshot.json"
+SNAPSHOT_FORMAT = 2
+SIZE_HEADER = "clinrag.size"  # a shard file's full length when the archive holds it without its trailing zeros
+STAGING_DIR = ".staging"
 UPSERT_BATCH = 256
+SCAN_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """A written snapshot: its file, leaf, chunks, the shard's bytes on disk (apparent size) and the file's size."""
+
+    path: Path
+    leaf: str
+    chunks: int
+    shard_bytes: int
+    snapshot_bytes: int
+
+
+def snapshot_leaf(snapshot: Path) -> str | None:
+    """The leaf a snapshot was taken of (None for the first format, which did not record it)."""
+    try:
+        with tarfile.open(snapshot) as archive:
+            member = archive.extractfile(SNAPSHOT_INFO)
+            return str(json.loads(member.read())["leaf"]) if member is not None else None
+    except KeyError:
+        return None
+    except (OSError, tarfile.TarError, ValueError) as exc:
+        raise StoreError(f"{snapshot}: not a snapshot written by 'clinrag index snapshot' ({exc})") from None
+
+
+class ShardLockedError(StoreError):
+    """The shard is open in another process (a running node, or another command)."""
+
+
+def _node_of(folder: Path) -> Path:
+    """The node folder of a leaf index folder ``NODE/index/LEAF``."""
+    return folder.parent.parent if folder.parent.name == "index" else folder.parent
+
+
+def _open_error(folder: Path, exc: Exception) -> StoreError:
+    text = str(exc)
+    if "WouldBlock" in text or "Resource temporarily unavailable" in text:
+        node = _node_of(folder)
+        return ShardLockedError(
+            f"{folder}: the index is held by another running process, most likely a node serving {node} "
+            f"('make demo' or 'clinrag node serve'); one process at a time may open a shard. Ask through the "
+            f"running node instead (clinrag ask QUESTION --as USER), or stop it and run this command again"
+        )
+    return StoreError(f"{folder}: cannot open the index shard ({text})")
+
+
+def _data_length(path: Path, size: int) -> int:
+    """The length of ``path`` without its trailing zero bytes (Qdrant preallocates its files: 32 MB write-ahead-log
+    segments, 32 MB vector and payload pages, 2-4 MB payload index pages, mostly unwritten)."""
+    with path.open("rb") as handle:
+        end = size
+        while end > 0:
+            start = max(0, end - SCAN_BLOCK)
+            handle.seek(start)
+            block = handle.read(end - start).rstrip(b"\0")
+            if block:
+                return start + len(block)
+            end = start
+    return 0
+
+
+def _add_trimmed(archive: tarfile.TarFile, path: Path, name: str) -> tuple[int, int]:
+    """Add ``path`` as ``name`` without its trailing zeros, recording its full size; returns (full, stored) bytes."""
+    size = path.stat().st_size
+    length = _data_length(path, size)
+    info = tarfile.TarInfo(name)
+    info.size = length
+    info.mtime = int(path.stat().st_mtime)
+    info.mode = 0o644
+    if length != size:
+        info.pax_headers = {SIZE_HEADER: str(size)}
+    with path.open("rb") as handle:
+        archive.addfile(info, handle)
+    return size, length
+
+
+def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def _unpack(snapshot: Path, target: Path) -> dict[str, Any]:
+    """Unpack ``snapshot`` into ``target`` (``shard/`` and the manifest); returns its ``snapshot.json`` ({} for
+    the first format, a tar of the shard inside a tar, which Qdrant Edge unpacks)."""
+    try:
+        archive = tarfile.open(snapshot)  # noqa: SIM115 - closed by the with below, once the error is translated
+    except (OSError, tarfile.TarError) as exc:
+        raise StoreError(f"{snapshot}: not a snapshot written by 'clinrag index snapshot' ({exc})") from None
+    with archive, tempfile.TemporaryDirectory() as work:
+        names = archive.getnames()
+        if MANIFEST_FILE not in names:
+            raise StoreError(f"{snapshot}: not a snapshot written by 'clinrag index snapshot' (no {MANIFEST_FILE})")
+        if "shard.tar" in names:  # format 1
+            archive.extractall(work, filter="data")
+            qe.EdgeShard.unpack_snapshot(str(Path(work) / "shard.tar"), str(target / SHARD_DIR))
+            shutil.copy(Path(work) / MANIFEST_FILE, target / MANIFEST_FILE)
+            return {}
+        info: dict[str, Any] = {}
+        for member in archive:
+            extracted = archive.extractfile(member) if member.isfile() else None
+            if member.name == SNAPSHOT_INFO and extracted is not None:
+                info = json.loads(extracted.read())
+                continue
+            if member.name != MANIFEST_FILE and not member.name.startswith(f"{SHARD_DIR}/"):
+                continue
+            archive.extract(member, target, filter="data")
+            full = member.pax_headers.get(SIZE_HEADER)
+            if full is not None:
+                os.truncate(target / member.name, int(full))  # the zeros come back as holes: sparse, as written
+        return info
 
 
 def _dense(point: qe.ScoredPoint) -> list[float] | None:
@@ -106,7 +230,7 @@ class EdgeStore:
         try:
             shard = qe.EdgeShard.load(str(folder / SHARD_DIR))
         except Exception as exc:
-            raise StoreError(f"{folder}: cannot open the index shard ({exc})") from None
+            raise _open_error(folder, exc) from None
         return cls(shard, folder, manifest)
 
     def upsert(self, chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]) -> None:
@@ -197,31 +321,72 @@ class EdgeStore:
         self._shard.optimize()
 
     def snapshot(self, target: Path) -> Path:
-        """A tar file with the manifest and the shard, taken after a flush (the store stays usable)."""
+        """Write a snapshot to ``target`` (see `write_snapshot`); returns its path."""
+        return self.write_snapshot(target).path
+
+    def write_snapshot(self, target: Path, leaf: str | None = None) -> SnapshotInfo:
+        """Write a gzip tar file with the manifest and the shard, taken after a flush (the store stays usable).
+
+        Qdrant preallocates its files (32 MB write-ahead-log segments and vector/payload pages, a few MB per
+        payload index) and leaves them sparse on disk; each file is archived without its trailing zeros and its
+        full length recorded, so the snapshot is proportional to the data and a restore gives back the same files,
+        sparse again.
+        """
         self._shard.flush()
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as work:
-            shard_tar = Path(work) / "shard.tar"
-            with tarfile.open(shard_tar, "w") as archive:
-                archive.add(self.folder / SHARD_DIR, arcname=".")
-            with tarfile.open(target, "w") as archive:
-                archive.add(shard_tar, arcname="shard.tar")
-                data = self.manifest.to_json().encode()
-                info = tarfile.TarInfo(MANIFEST_FILE)
-                info.size = len(data)
-                archive.addfile(info, io.BytesIO(data))
-        return target
+        partial = target.with_name(target.name + ".partial")
+        full = stored = 0
+        shard_dir = self.folder / SHARD_DIR
+        with tarfile.open(partial, "w:gz", compresslevel=6, format=tarfile.PAX_FORMAT) as archive:
+            chunks = self.count()
+            info = {"format": SNAPSHOT_FORMAT, "leaf": leaf or self.folder.name, "chunks": chunks}
+            _add_bytes(archive, SNAPSHOT_INFO, json.dumps(info).encode())
+            _add_bytes(archive, MANIFEST_FILE, self.manifest.to_json().encode())
+            for path in sorted(shard_dir.rglob("*")):
+                name = f"{SHARD_DIR}/{path.relative_to(shard_dir).as_posix()}"
+                if path.is_dir():
+                    archive.add(path, arcname=name, recursive=False)
+                elif path.is_file():
+                    size, length = _add_trimmed(archive, path, name)
+                    full, stored = full + size, stored + length
+        partial.replace(target)
+        return SnapshotInfo(target, str(info["leaf"]), chunks, full, target.stat().st_size)
 
     @classmethod
-    def restore(cls, snapshot: Path, folder: Path) -> EdgeStore:
-        """Unpack a snapshot into ``folder`` (which must not hold an index) and open it."""
-        if (folder / MANIFEST_FILE).exists():
-            raise StoreError(f"{folder}: an index exists already; restore into an empty folder")
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as work, tarfile.open(snapshot) as archive:
-            archive.extractall(work, filter="data")
-            qe.EdgeShard.unpack_snapshot(str(Path(work) / "shard.tar"), str(folder / SHARD_DIR))
-            shutil.copy(Path(work) / MANIFEST_FILE, folder / MANIFEST_FILE)
+    def restore(cls, snapshot: Path, folder: Path, replace: bool = False) -> EdgeStore:
+        """Unpack a snapshot into ``folder`` and open it.
+
+        ``folder`` must not hold an index unless ``replace``: then the snapshot is unpacked next to it and opened,
+        and only then takes the old index's place (the old one is removed last). A shard that a running process
+        holds is never replaced.
+        """
+        exists = (folder / MANIFEST_FILE).exists()
+        if exists and not replace:
+            raise StoreError(
+                f"{folder}: an index exists already; add --replace to replace it (the old index stays until the "
+                "restored one opens), or restore into another node folder"
+            )
+        if exists:
+            cls.open(folder).close()  # refuses a shard held by a running node
+        staging = folder.parent / STAGING_DIR / f"{folder.name}-{uuid.uuid4().hex[:8]}"
+        staging.mkdir(parents=True)
+        try:
+            _unpack(snapshot, staging)
+            cls.open(staging).close()
+            if exists:
+                retired = staging.with_name(staging.name + "-old")
+                folder.rename(retired)
+                staging.rename(folder)
+                shutil.rmtree(retired, ignore_errors=True)
+            else:
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                if folder.exists():
+                    folder.rmdir()  # an empty folder left by an earlier attempt (anything else: OSError)
+                staging.rename(folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                staging.parent.rmdir()
         return cls.open(folder)
 
     def close(self) -> None:
