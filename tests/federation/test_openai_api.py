@@ -292,3 +292,66 @@ def test_the_module_examples_hold() -> None:
     outcomes = [doctest.testmod(module) for module in (openai_api, openai_models, chat_service)]
     assert all(outcome.failed == 0 for outcome in outcomes)
     assert sum(outcome.attempted for outcome in outcomes) >= 10
+
+
+def _limited_api(federation: Federation, **limits: Any) -> ThreadServer:
+    settings = FederationSettings(timeout=20, **limits)
+    root = FederationRoot(federation.orgs, RetrieveSettings(), EMBEDDER.id, settings)
+    verifier = TokenVerifier(trusted_issuers(federation.orgs), audience="clinrag")
+    return ThreadServer(create_openai_app(ChatService(root, verifier, {"clinrag-extractive": None}, AnswerSettings())))
+
+
+def test_five_megabytes_without_a_token_get_401_before_the_body_is_read(api: Api) -> None:
+    import socket
+
+    port = int(api.url.rsplit(":", 1)[1])
+    size = 5_000_000
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {size}\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(head + b'{"model": "clinrag-extractive", "messages": [{"role": "user", "content": "' + b"x" * 8000)
+        sock.settimeout(10)
+        reply = b""
+        while piece := sock.recv(65536):  # the server answers and closes with 4,991,900 bytes still unsent
+            reply += piece
+    assert reply.startswith(b"HTTP/1.1 401"), reply[:200]
+    assert b"connection: close" in reply.lower()
+    assert b"invalid_api_key" in reply
+    assert b"xxxxxxxx" not in reply
+
+
+def test_a_body_over_the_cap_gets_413_and_bad_fields_are_named_not_echoed(api: Api) -> None:
+    headers = {"Authorization": f"Bearer {api.federation.token('A.phys')}"}
+    url = f"{api.url}/v1/chat/completions"
+    history = [{"role": "user", "content": "Zebedee " * 20_000}] * 8  # 1.3 MB of conversation
+    big = httpx.post(url, json={"model": "clinrag-extractive", "messages": history}, headers=headers, timeout=30)
+    assert big.status_code == 413
+    assert big.json()["error"]["code"] == "request_too_large"
+    assert "Zebedee" not in big.text
+    bad = httpx.post(url, json={"model": "Zebedee" * 50, "messages": "Zebedee"}, headers=headers, timeout=30)
+    assert bad.status_code == 400
+    message = bad.json()["error"]["message"]
+    assert "model: String should have at most 200 characters" in message
+    assert "messages: Input should be a valid array" in message
+    assert "Zebedee" not in message
+
+
+def test_a_flood_beyond_the_rate_gets_429_with_retry_after(federation: Federation) -> None:
+    with _limited_api(federation, client_rate=0.5, client_burst=3, user_rate=0.5, user_burst=2) as server:
+        anonymous = [httpx.get(f"{server.url}/v1/models") for _ in range(5)]
+        assert [reply.status_code for reply in anonymous] == [401, 401, 401, 429, 429]
+        assert int(anonymous[-1].headers["retry-after"]) >= 1
+        assert anonymous[-1].json()["error"]["code"] == "rate_limit_exceeded"
+        headers = {"Authorization": f"Bearer {federation.token('A.phys')}"}
+        mine = [httpx.get(f"{server.url}/v1/models", headers=headers) for _ in range(3)]
+        assert [reply.status_code for reply in mine] == [200, 200, 429]
+        assert int(mine[-1].headers["retry-after"]) >= 1
+
+
+def test_the_published_schema_keeps_the_chat_request(api: Api) -> None:
+    schema = httpx.get(f"{api.url}/openapi.json").json()
+    body = schema["paths"]["/v1/chat/completions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/ChatCompletionRequest"}
+    assert {"ChatCompletionRequest", "ChatMessage", "ClinragOptions"} <= set(schema["components"]["schemas"])

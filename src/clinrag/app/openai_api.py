@@ -15,8 +15,11 @@ model writes it in ``clinrag.draft`` (unverified, for progress only), then the v
 ``data: [DONE]``: the content a client shows is always the checked answer, never a sentence verification removed.
 
 Errors have OpenAI's shape, ``{"error": {"message", "type", "param", "code"}}``: 401 for a missing or invalid
-token, 400 for a malformed request, 404 for an unknown model, 500 with a generic message otherwise — never a stack
-trace and never note text.
+token, 400 for a malformed request, 404 for an unknown model, 413 for a body over ``federation.api_max_body_bytes``,
+429 (with ``Retry-After``) over a user's request rate or, for requests with no valid token, the client address's
+(``federation.user_rate`` / ``client_rate``), 500 with a generic message otherwise — never a stack trace, never
+note text, and never a value the request sent. The token is verified before the body is read: an unauthenticated
+request gets its 401 with its body unread.
 
 Example:
     >>> service = service_from_settings(Settings(), Path("data/demo/federation/federation.toml"))  # doctest: +SKIP
@@ -41,10 +44,12 @@ from typing import Annotated, Any
 import typer
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from clinrag.app.chat_service import Caller, ChatService, Draft, Job, ServiceError, service_from_settings
@@ -68,6 +73,15 @@ from clinrag.app.openai_models import (
     last_user_message,
 )
 from clinrag.errors import AuthenticationError, ClinragError
+from clinrag.federation.protocol import field_problems
+from clinrag.federation.serving import (
+    BodyTooLargeError,
+    RateLimiter,
+    declared_length,
+    read_capped,
+    retry_after,
+)
+from clinrag.settings import FederationSettings
 
 log = logging.getLogger("clinrag.openai_api")
 
@@ -111,12 +125,20 @@ def content_pieces(text: str) -> list[str]:
 class ApiError(Exception):
     """A failure to report in OpenAI's error shape with an HTTP status; the message is safe to show."""
 
-    def __init__(self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        kind: str = "invalid_request_error",
+        code: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.kind = kind
         self.code = code
+        self.headers = dict(headers or {})
 
 
 def error_body(message: str, kind: str, code: str | None = None, param: str | None = None) -> dict[str, Any]:
@@ -131,21 +153,23 @@ def error_body(message: str, kind: str, code: str | None = None, param: str | No
 
 def error_response(error: ApiError) -> JSONResponse:
     """The JSON response of ``error`` (401s also carry ``WWW-Authenticate: Bearer``)."""
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    headers = error.headers | ({"WWW-Authenticate": "Bearer"} if error.status == 401 else {})
     return JSONResponse(error_body(error.message, error.kind, error.code), status_code=error.status, headers=headers)
 
 
 def validation_message(errors: Sequence[Any]) -> str:
-    """Where a request is malformed and why, naming fields but never echoing their values.
+    """Where a request is malformed and why, naming fields but never echoing their values (`field_problems`).
 
     Example:
         >>> validation_message([{"loc": ("body", "messages"), "msg": "Field required", "input": "secret"}])
         'invalid request: messages: Field required'
+        >>> validation_message([{"loc": ("model",), "type": "value_error", "msg": "Value error, bad 'secret'"}])
+        'invalid request: model: invalid value (value_error)'
     """
     described = []
-    for error in list(errors)[:5]:
-        location = ".".join(str(part) for part in error.get("loc", ()) if part != "body") or "body"
-        described.append(f"{location}: {error.get('msg', 'invalid')}")
+    for problem in field_problems(list(errors)[:5]):
+        location = ".".join(str(part) for part in problem.loc if part != "body") or "body"
+        described.append(f"{location}: {problem.msg}")
     return "invalid request: " + "; ".join(described)
 
 
@@ -192,6 +216,63 @@ def authenticate(service: ChatService, credentials: HTTPAuthorizationCredentials
     except AuthenticationError as error:
         log.info("unauthenticated request: %s", error)
         raise ApiError(401, str(error), code="invalid_api_key") from None
+
+
+class Limits:
+    """The API's request limits: a body cap and token buckets per verified user and per client address (requests
+    with no valid token)."""
+
+    def __init__(self, settings: FederationSettings) -> None:
+        self.max_body = settings.api_max_body_bytes
+        self.users = RateLimiter(settings.user_rate, settings.user_burst)
+        self.clients = RateLimiter(settings.client_rate, settings.client_burst)
+
+    async def caller(
+        self, service: ChatService, request: Request, credentials: HTTPAuthorizationCredentials | None
+    ) -> Caller:
+        """The verified caller, within their rate; 401 (or 429 for a client address over its rate) otherwise. The
+        body is not read here: a refused request's body never is (one announced over the cap closes the
+        connection)."""
+        client = request.client.host if request.client else "unknown"
+        unread = declared_length(request.headers)
+        close = (
+            {"Connection": "close"} if request.method == "POST" and (unread is None or unread > self.max_body) else {}
+        )
+        try:
+            who = await run_in_threadpool(authenticate, service, credentials)
+        except ApiError as error:
+            wait = self.clients.take(client)
+            if wait:
+                log.info("rate limited client=%s (no valid token)", client)
+                raise self._too_many(wait, close) from None
+            error.headers.update(close)
+            raise
+        wait = self.users.take(f"{who.actor.org}/{who.actor.subject}")
+        if wait:
+            log.info("rate limited user=%s/%s", who.actor.org, who.actor.subject)
+            raise self._too_many(wait, close)
+        return who
+
+    async def body(self, request: Request) -> ChatCompletionRequest:
+        """The request's body, read up to the cap (413 beyond), validated (400 naming fields, never values)."""
+        try:
+            raw = await read_capped(request, self.max_body)
+        except BodyTooLargeError as error:
+            raise ApiError(413, str(error), code="request_too_large", headers={"Connection": "close"}) from None
+        try:
+            return ChatCompletionRequest.model_validate_json(raw)
+        except ValidationError as error:
+            raise ApiError(400, validation_message(error.errors()), code="invalid_request") from None
+
+    @staticmethod
+    def _too_many(wait: float, headers: Mapping[str, str]) -> ApiError:
+        return ApiError(
+            429,
+            "too many requests; retry later",
+            "rate_limit_error",
+            "rate_limit_exceeded",
+            headers={"Retry-After": retry_after(wait), **headers},
+        )
 
 
 def prepare(service: ChatService, request: ChatCompletionRequest, caller: Caller) -> Job:
@@ -255,9 +336,11 @@ async def stream(service: ChatService, job: Job) -> AsyncIterator[bytes]:
     yield sse("[DONE]")
 
 
-def openai_router(service: ChatService) -> APIRouter:
+def openai_router(service: ChatService, limits: FederationSettings | None = None) -> APIRouter:
     """``/v1/models``, ``/v1/models/{model}`` and ``/v1/chat/completions`` for ``service``; include it in any
-    FastAPI app (its errors keep OpenAI's shape there too).
+    FastAPI app (its errors keep OpenAI's shape there too). ``limits``: the body cap and request rates (default:
+    the settings the service's root was built with). The chat request's schema is published under
+    ``#/components/schemas``: an app including the router adds it with `publish_request_schema`.
 
     Example:
         >>> app = FastAPI()  # doctest: +SKIP
@@ -267,13 +350,18 @@ def openai_router(service: ChatService) -> APIRouter:
     errors: dict[int | str, dict[str, Any]] = {
         401: {"model": ErrorBody, "description": "Missing, invalid, expired or untrusted token; no data."},
         400: {"model": ErrorBody, "description": "Malformed request; the message names the field."},
+        429: {"model": ErrorBody, "description": "Over the request rate; Retry-After says when to try again."},
     }
+    guard = Limits(limits or service.root.federation)
 
-    def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> Caller:
-        return authenticate(service, credentials)  # a sync dependency: FastAPI runs it in a worker thread
+    async def caller(
+        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]
+    ) -> Caller:
+        return await guard.caller(service, request, credentials)  # the token is checked in a worker thread
 
     # ``Depends(caller)`` goes in defaults: annotations are strings here, and a closure's name cannot be resolved
-    # from them. As a dependency it runs before the body is validated, so a bad token is a 401 whatever the body.
+    # from them. The body is no parameter: it is read only once the caller is verified (a bad token is a 401 with
+    # the body unread) and within the cap.
     signed_in: Caller = Depends(caller)
 
     @router.get("/v1/models", responses=errors)
@@ -300,12 +388,19 @@ def openai_router(service: ChatService) -> APIRouter:
                 "events ending with data: [DONE].",
             },
             404: {"model": ErrorBody, "description": "Unknown model."},
+            413: {"model": ErrorBody, "description": "Body over federation.api_max_body_bytes."},
+        },
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}}},
+            }
         },
     )
-    async def chat_completions(
-        request: ChatCompletionRequest, who: Caller = signed_in
-    ) -> JSONResponse | StreamingResponse:
-        """Answer the last user message from the records the caller may see, citing [n] after every sentence."""
+    async def chat_completions(http: Request, who: Caller = signed_in) -> JSONResponse | StreamingResponse:
+        """Answer the last user message from the records the caller may see, citing [n] after every sentence.
+        The body is a `ChatCompletionRequest`."""
+        request = await guard.body(http)
         job = prepare(service, request, who)
         if request.stream:
             headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -314,6 +409,15 @@ def openai_router(service: ChatService) -> APIRouter:
         return JSONResponse(completion.model_dump(mode="json"))
 
     return router
+
+
+def publish_request_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (an OpenAPI document) with `ChatCompletionRequest` and the models it uses in its components."""
+    published = schema.setdefault("components", {}).setdefault("schemas", {})
+    body = ChatCompletionRequest.model_json_schema(ref_template="#/components/schemas/{model}")
+    for name, definition in {**body.pop("$defs", {}), "ChatCompletionRequest": body}.items():
+        published.setdefault(name, definition)
+    return schema
 
 
 def create_openai_app(service: ChatService) -> FastAPI:
@@ -335,6 +439,14 @@ def create_openai_app(service: ChatService) -> FastAPI:
         lifespan=lifespan,
     )
     app.include_router(openai_router(service))
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            app.openapi_schema = publish_request_schema(schema)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
