@@ -62,6 +62,21 @@ def test_malformed_rows_are_reported_with_line_and_field_and_skipped(tmp_path: P
     assert described[2].startswith(f"{path}:5: wrong number of fields")
 
 
+def test_a_row_read_twice_is_skipped_once(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "hosp/admissions.csv",
+        "subject_id,hadm_id,admittime,dischtime,admission_type\n"
+        "1,11,2020-01-01 10:00:00,,URGENT\n"
+        "3,13,yesterday,,URGENT\n",
+    )
+    report = IngestReport()
+    for _ in range(2):  # ingestion reads admissions for dates, then as a table
+        assert [a.hadm_id for a in read_admissions(tmp_path, report)] == [11]
+    assert report.skipped_total == 1
+    assert len(report.problems) == 1
+
+
 def test_line_numbers_count_multiline_notes(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

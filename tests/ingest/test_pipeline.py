@@ -165,3 +165,20 @@ def test_interrupted_ingestion_resumes_to_the_same_chunks(hospital_a: Path, tmp_
     with ChunkStore.open(crashed) as store:
         assert store.chunk_ids() == expected
         assert store.count() == len(expected)
+
+
+def test_a_bad_admissions_row_is_counted_and_reported_once(hospital_a: Path, tmp_path: Path) -> None:
+    path = hospital_a / "hosp/admissions.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    fields = lines[2].split(",")
+    fields[2] = "not-a-date"  # admittime of the second admission: read by the registry and by the table stage
+    lines[2] = ",".join(fields)
+    path.write_text("".join(lines))
+    rows = len(lines) - 1
+    with ChunkStore.open(tmp_path / "s.sqlite") as store:
+        summary = ingest_mimic(hospital_a, store, IngestSettings())
+    report = summary.report
+    assert sum(n for (table, _), n in report.skipped.items() if table == "admissions") == 1
+    assert [str(p) for p in report.problems] == [f"{path}:3: admittime: not a valid datetime"]
+    assert report.read["admissions"] == rows - 1
+    assert sum(summary.outcomes["admissions"].values()) == rows - 1

@@ -53,6 +53,7 @@ class IngestReport:
     read: Counter[str] = field(default_factory=Counter)
     skipped: Counter[tuple[str, str]] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
+    _lines: set[tuple[str, int]] = field(default_factory=set, repr=False)
 
     @property
     def skipped_total(self) -> int:
@@ -60,7 +61,10 @@ class IngestReport:
         return sum(self.skipped.values())
 
     def skip(self, table: str, problem: Problem) -> None:
-        """Record a skipped row."""
+        """Record a skipped row, once however often its file is read (ingestion reads admissions twice)."""
+        if (problem.file, problem.line) in self._lines:
+            return
+        self._lines.add((problem.file, problem.line))
         self.skipped[table, problem.reason.split(" (")[0]] += 1
         if len(self.problems) < MAX_PROBLEMS_KEPT:
             self.problems.append(problem)
