@@ -4,7 +4,8 @@ Each example draws users, documents and a policy set from a small grammar (permi
 conditions joined by AND, an optional ``unless``; attribute comparisons, set membership, negation, disjunction,
 principal-to-resource comparisons and named documents), renders the policies as Cedar, and compares every
 (user, document) decision — allowed and reasons — with the reference semantics: default deny, permits OR,
-conditions AND, forbid wins. At least 200 × 2 × 25 = 10,000 pairs are checked per run.
+conditions AND, forbid wins. Documents carry sensitivity labels (a set) that policies test with ``contains`` and
+``containsAny``. At least 200 × 2 × 25 = 10,000 pairs are checked per run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clinrag.access.entities import document_attrs
-from clinrag.access.policy import PolicyEngine
+from clinrag.access.policy import PolicyEngine, Verdict
 from clinrag.types import Actor, Chunk, SourceKind
 
 EXAMPLES = 200
@@ -38,6 +39,8 @@ STRING_VALUES: dict[str, tuple[str, ...]] = {
     "section_group": ("", "discharge_plan"),
 }
 PATIENTS = (None, 1, 2, 3)
+CATEGORIES = ("mental_health", "substance_use", "hiv")
+LABELS: tuple[tuple[str, ...], ...] = ((), ("hiv",), ("mental_health", "substance_use"), CATEGORIES)
 PRINCIPAL_VALUES: dict[str, tuple[str, ...]] = {"org": ORGS, "role": ROLES, "dept": DEPTS}
 
 Attributes = dict[str, Any]
@@ -60,7 +63,7 @@ def atoms(draw: st.DrawFn, chunk_ids: tuple[str, ...], *, documents: bool = True
     """One comparison; with ``documents`` False only the principal is read (valid for search policies too)."""
     kinds = ["p_eq", "p_aff", "true"]
     if documents:
-        kinds += ["r_eq", "r_in", "patient", "same", "named"]
+        kinds += ["r_eq", "r_in", "patient", "same", "named", "label", "labels"]
     kind = draw(st.sampled_from(kinds))
     if kind == "p_eq":
         attr = draw(st.sampled_from(sorted(PRINCIPAL_VALUES)))
@@ -83,6 +86,15 @@ def atoms(draw: st.DrawFn, chunk_ids: tuple[str, ...], *, documents: bool = True
         number = draw(st.integers(min_value=-1, max_value=3))
         compare = {"==": int.__eq__, "<": int.__lt__, ">=": int.__ge__}[op]
         return Condition(f"resource.patient {op} {number}", lambda p, r: bool(compare(r["patient"], number)))
+    if kind == "label":
+        value = draw(st.sampled_from(CATEGORIES))
+        return Condition(f"resource.sensitivity.contains({_quote(value)})", lambda p, r: value in r["sensitivity"])
+    if kind == "labels":
+        values = draw(st.lists(st.sampled_from(CATEGORIES), min_size=1, max_size=2, unique=True))
+        listed = ", ".join(_quote(value) for value in values)
+        return Condition(
+            f"resource.sensitivity.containsAny([{listed}])", lambda p, r: bool(set(values) & set(r["sensitivity"]))
+        )
     if kind == "same":
         attr = draw(st.sampled_from(["org", "dept"]))
         return Condition(f"principal.{attr} == resource.{attr}", lambda p, r: p[attr] == r[attr])
@@ -179,6 +191,7 @@ def documents(draw: st.DrawFn, base: dict[str, Any], varying: frozenset[str]) ->
         source_kind=SourceKind(value["source_kind"]),
         section_group=value["section_group"] or None,
         subject_id=draw(st.sampled_from(PATIENTS)) if "patient" in varying else base["patient"],
+        sensitivity=draw(st.sampled_from(LABELS)) if "sensitivity" in varying else base["sensitivity"],
     )
 
 
@@ -187,6 +200,7 @@ def scenarios(draw: st.DrawFn) -> tuple[list[Actor], list[Chunk], list[Policy]]:
     people = draw(st.lists(users, min_size=MIN_USERS, max_size=4))
     base: dict[str, Any] = {name: draw(st.sampled_from(values)) for name, values in STRING_VALUES.items()}
     base["patient"] = draw(st.sampled_from(PATIENTS))
+    base["sensitivity"] = draw(st.sampled_from(LABELS))
     varying = draw(st.frozensets(st.sampled_from(sorted(base)), min_size=1, max_size=4))
     chunks = draw(st.lists(documents(base, varying), min_size=MIN_DOCS, max_size=40))
     chunk_ids = tuple(sorted({chunk.chunk_id for chunk in chunks}))
@@ -228,3 +242,9 @@ def test_can_retrieve_matches_reference(scenario: tuple[list[Actor], list[Chunk]
             assert decision.errors == ()
         visible = [chunk for chunk, decision in zip(chunks, decisions, strict=True) if decision.allowed]
         assert all(reference(policy_set, actor, chunk)[0] for chunk in visible)
+        # Withheld for its label: refused, and allowed once the label is taken away.
+        for chunk, verdict in zip(chunks, engine.verdicts(actor, chunks), strict=True):
+            allowed = reference(policy_set, actor, chunk)[0]
+            bare = reference(policy_set, actor, chunk.model_copy(update={"sensitivity": ()}))[0]
+            expected = Verdict.ALLOWED if allowed else Verdict.WITHHELD_SENSITIVE if bare else Verdict.REFUSED
+            assert verdict == expected, (actor, document_attrs(chunk))
