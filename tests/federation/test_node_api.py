@@ -154,3 +154,67 @@ def test_nothing_a_client_sends_crashes_the_node(federation: Federation) -> None
             case.call_and_validate(headers=headers, excluded_checks=[response_schema_conformance])
 
         call()
+
+
+def _strings(value: object) -> list[str]:
+    """Every string value (not key) in a generated body."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def test_fuzzed_bodies_unauthenticated_oversized_or_nested_are_refused_without_an_echo(
+    federation: Federation, tmp_path: Path
+) -> None:
+    """Schemathesis generates bodies, valid and invalid, from the published OpenAPI; each is sent without a token
+    (401), padded over the body cap with a valid token (413) and nested 5,000 lists deep (422), to a served node. No
+    reply quotes a value the request sent; every refusal is audited."""
+    import json
+
+    from schemathesis.core import NOT_SET
+    from schemathesis.generation import GenerationMode
+
+    from clinrag.settings import FederationSettings
+
+    base = federation.nodes["C"]
+    audit = AuditLog(tmp_path / "audit.jsonl")
+    node = Node(base.config, base.tree, base.engine, base.verifier, audit)
+    limits = FederationSettings(client_burst=100_000, user_burst=100_000)
+    app = create_node_app(node, close_on_shutdown=False, limits=limits)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    operation = schema["/v1/retrieve"]["POST"]
+    published = json.dumps(app.openapi())
+    token = {"Authorization": f"Bearer {federation.token('C.research')}", "Content-Type": "application/json"}
+    sent = [0]
+    with ThreadServer(app) as server, httpx.Client(timeout=30) as client:
+        url = f"{server.url}/v1/retrieve"
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+
+            @given(case=operation.as_strategy(mode))
+            @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+            def call(case: schemathesis.Case) -> None:
+                if case.body is NOT_SET:
+                    body = b""
+                elif isinstance(case.body, bytes):  # negative cases may be any bytes at all
+                    body = case.body
+                else:
+                    body = json.dumps(case.body).encode()
+                padded = body + b" " * (limits.max_body_bytes + 1 - len(body))
+                nested = b'{"query": "q", "filters": {"orgs": ' + b"[" * 5000 + body + b"]" * 5000 + b"}}"
+                secrets = [text for text in _strings(case.body) if len(text) >= 8 and text not in published]
+                deep = 422 if len(nested) <= limits.max_body_bytes else 413
+                for content, headers, status in ((body, {}, 401), (padded, token, 413), (nested, token, deep)):
+                    reply = client.post(url, content=content, headers=headers)
+                    sent[0] += 1
+                    assert reply.status_code == status, (status, reply.text[:300])
+                    assert len(reply.content) < 2000
+                    assert not any(secret in reply.text for secret in secrets)
+
+            call()
+    refused = [entry for entry in audit.entries() if entry.status in (401, 413, 422)]
+    assert len(refused) == sent[0]
+    assert audit.verify() == sent[0]
