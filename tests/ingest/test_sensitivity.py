@@ -3,6 +3,7 @@ the rule table validated, ids and text unchanged, and the chunk store labelling 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from clinrag.ingest.chunkstore import SENSITIVITY_KEY, ChunkStore
-from clinrag.ingest.sensitivity import CATEGORIES, Labeller, RuleTable, label_chunk, rules_version
+from clinrag.ingest.sensitivity import CATEGORIES, Labeller, RuleTable, _literal, label_chunk, rules_version
 from clinrag.types import Chunk, SectionGroup
 
 LABELLER = Labeller.default()
@@ -209,3 +210,20 @@ def test_a_store_labelled_under_other_rules_is_labelled_again_on_the_next_run(tm
         assert again.chunk_id == sensitive.chunk_id
         assert store.put_source(run, "A:note", "note:1-DS-1", "d1", [sensitive]) == "unchanged"
         assert store.relabel() == 0
+
+
+def test_a_pattern_is_skipped_only_when_its_match_is_impossible() -> None:
+    """The literal each pattern is pre-checked with is in every text the pattern matches (so skipping it is exact)."""
+    samples = [
+        "G2P1 at 39 weeks gestation, s/p C-section; pre-eclampsia; gonorrhea and chlamydia treated; on OCPs",
+        "Major depressive disorder, PTSD, OCD; self-harm; post traumatic stress; psychotic features; mania",
+        "Reports 12-18 beers daily; 1 pint of vodka daily; AA meetings; CIWA; DTs; IVDU; crack cocaine",
+        "HIV on Biktarvy, CD4 count 600; PrEP; AIDS; BRCA2; APOE4; Huntington's disease; Factor V Leiden",
+    ]
+    for rule in LABELLER.table.term:
+        for pattern in rule.patterns:
+            literal = _literal(pattern)
+            compiled = re.compile(pattern, re.I | re.M)
+            for text in samples:
+                for match in compiled.finditer(text):
+                    assert literal in match.group(0).lower(), (pattern, literal, match.group(0))

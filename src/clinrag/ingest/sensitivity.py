@@ -117,13 +117,10 @@ class Labeller:
             r"^[ \t]*(?:[-*#•][ \t]*)?(?P<name>" + "|".join(map(re.escape, names)) + r")[ \t]*:(?P<body>[^\n]*)",
             re.IGNORECASE | re.MULTILINE,
         )
+        # Each pattern with the literal text any match must contain (in lower case), when it has one: a pattern whose
+        # literal is not in the text is not run (a regular expression costs some µs a passage, a substring test less).
         self._terms = [
-            (
-                rule.id,
-                rule.category,
-                rule.negatable,
-                re.compile("|".join(f"(?:{p})" for p in rule.patterns), re.I | re.M),
-            )
+            (rule.id, rule.category, rule.negatable, [(_literal(p), re.compile(p, re.I | re.M)) for p in rule.patterns])
             for rule in table.term
         ]
 
@@ -151,11 +148,10 @@ class Labeller:
                 continue
             category, name = self._sections[match["name"].casefold()]
             found[f"section:{section or 'Header'}/{name}"] = category
-        for rule_id, category, negatable, pattern in self._terms:
-            for match in pattern.finditer(text):
-                if not negatable or not _negated(text, match.start()):
-                    found[f"term:{rule_id}"] = category
-                    break
+        lowered = text.lower()
+        for rule_id, category, negatable, patterns in self._terms:
+            if any(_fires(pattern, text, negatable) for literal, pattern in patterns if literal in lowered):
+                found[f"term:{rule_id}"] = category
         categories = set(found.values())
         return Label(tuple(c for c in CATEGORIES if c in categories), tuple(sorted(found)))
 
@@ -165,6 +161,61 @@ class Labeller:
         if label.categories == chunk.sensitivity and label.rules == chunk.sensitivity_rules:
             return chunk
         return chunk.model_copy(update={"sensitivity": label.categories, "sensitivity_rules": label.rules})
+
+
+def _fires(pattern: re.Pattern[str], text: str, negatable: bool) -> bool:
+    """Whether ``pattern`` matches ``text`` somewhere not negated (anywhere, when not ``negatable``)."""
+    return any(not negatable or not _negated(text, match.start()) for match in pattern.finditer(text))
+
+
+_LEAD = re.compile(r"(?:\\b|\(\?<!(?:[^()\\]|\\.)*\)|\(\?-i:)*")
+_RUN = re.compile(r"(?:[A-Za-z0-9 '&/-]|\\[-. ])+")
+LITERAL_MIN = 3
+"""Shortest literal worth testing for before running a pattern."""
+
+
+def _literal(pattern: str) -> str:
+    r"""Text every match of ``pattern`` contains, in lower case ("" when none is found, and "" is in every text): the
+    plain run it starts with, after word boundaries, lookbehinds and a case-sensitive group's opening, unless it has
+    an alternation outside its groups; a last character made optional by ``?``, ``*`` or ``{`` is left out.
+
+    Example:
+        >>> _literal(r"(?<!ST )\bdepression\b"), _literal(r"\bgonorrh?(?:o|e)a\b"), _literal(r"\b(?:a|b)c")
+        ('depression', 'gonorr', '')
+    """
+    if _top_level_alternation(pattern):
+        return ""
+    lead = _LEAD.match(pattern)
+    rest = pattern[lead.end() :] if lead is not None else pattern
+    run = _RUN.match(rest)
+    if run is None:
+        return ""
+    literal = run.group(0)
+    if rest[run.end() : run.end() + 1] in ("?", "*", "{"):
+        literal = literal[:-1]
+    literal = literal.replace("\\", "")
+    return literal.lower() if len(literal) >= LITERAL_MIN else ""
+
+
+def _top_level_alternation(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and character class."""
+    depth, escaped, in_class = 0, False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+    return False
 
 
 def _negated(text: str, start: int) -> bool:
