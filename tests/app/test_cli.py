@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -70,8 +71,21 @@ def test_ingest_without_org_says_how_to_give_one(tmp_path: Path) -> None:
 
 
 def test_demo_builds_three_hospitals(tmp_path: Path) -> None:
-    result = _clinrag("demo", "--out", str(tmp_path / "demo"), "--patients", "12", "--no-serve")
+    command = [sys.executable, "-c", "from clinrag.app.cli import main; main()"]
+    args = ["demo", "--out", str(tmp_path / "demo"), "--patients", "12", "--no-serve"]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    with subprocess.Popen([*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as run:
+        assert run.stderr is not None
+        first = run.stderr.readline()  # progress comes as it happens, though stderr is a pipe ...
+        assert run.poll() is None
+        assert first.startswith("generating 12 patients")
+        stdout, stderr = run.communicate(timeout=300)
+    result = subprocess.CompletedProcess(run.args, run.returncode, stdout, first + stderr)
     assert result.returncode == 0, result.stderr
+    for stage in ("ingesting hospital A", "indexing hospital A", "indexing hospital C"):
+        assert stage in result.stderr
+    assert "│ A        │ orthopaedics   │ note │" in result.stdout  # ... and tables are not cut at 80 columns
+    assert "…" not in result.stdout
     for org in ("A", "B", "C"):
         assert (tmp_path / f"demo/nodes/{org}/chunks.sqlite").is_file()
     assert "neurology" in result.stdout

@@ -187,7 +187,7 @@ def demo_command(
     """
     loaded = settings_for(config)
     with progress("building demo", None) as advance:
-        demo = build_demo(out, patients, seed, loaded.settings, on_progress=advance)
+        demo = build_demo(out, patients, seed, loaded.settings, on_progress=advance, on_stage=advance.stage)
     table = Table(title=f"Demo federation in {out} ({patients} synthetic patients)")
     for column in ("hospital", "department", "kind", "chunks", "patients"):
         table.add_column(column, justify="right" if column in ("chunks", "patients") else "left")

@@ -1,20 +1,40 @@
-"""What every CLI command shares: the consoles, settings loading, the config option and progress bars."""
+"""What every CLI command shares: the consoles, settings loading, the config option and progress reports.
+
+On a terminal, tables fit its width and progress is a live bar. Piped or redirected, output is meant to be read
+later or by a program: lines are not wrapped or cut (a wide width, unless ``COLUMNS`` says otherwise) and
+progress is plain, flushed lines on stderr, at most one every few seconds per task.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+import sys
+import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from clinrag.settings import LoadedSettings, load_settings
 
-console = Console()
-errors = Console(stderr=True)
+PIPED_WIDTH = 1000  # wide enough that no table is cut and no line wrapped when the output is not a terminal
+PLAIN_EVERY_SECONDS = 5.0
+
+
+def _width(stream: Any) -> int | None:
+    """None (the terminal's or ``COLUMNS``' width) on a terminal or with ``COLUMNS`` set, else `PIPED_WIDTH`."""
+    if os.environ.get("COLUMNS") or os.environ.get("FORCE_COLOR"):
+        return None
+    isatty = getattr(stream, "isatty", None)
+    return None if isatty is not None and isatty() else PIPED_WIDTH
+
+
+console = Console(width=_width(sys.stdout))
+errors = Console(stderr=True, width=_width(sys.stderr))
 
 ConfigOption = Annotated[
     Path | None,
@@ -28,9 +48,70 @@ def settings_for(config: Path | None, overrides: dict[str, Any] | None = None) -
     return load_settings(config_file=config, overrides={g: v for g, v in cleaned.items() if v})
 
 
+class ProgressReport:
+    """Called with the count done so far; `stage` starts a new step (a new bar, or a new line when piped).
+
+    Example (not on a terminal: plain lines on stderr):
+        >>> import io
+        >>> out = Console(file=io.StringIO(), width=200)
+        >>> report = ProgressReport(None, out, "indexing", 10)
+        >>> report(3); report(4)  # the second update comes too soon after the first to be printed
+        >>> report.stage("optimising"); report.finish()
+        >>> print(out.file.getvalue().strip())
+        indexing: 3/10
+        indexing: 4/10
+        optimising ...
+    """
+
+    def __init__(self, bar: Progress | None, out: Console, description: str, total: int | None) -> None:
+        self._bar, self._out = bar, out
+        self._description, self._total = description, total
+        self._done = 0
+        self._printed_at: float | None = None
+        self._printed_done: int | None = None
+        self._task: TaskID | None = bar.add_task(description, total=total) if bar is not None else None
+
+    def __call__(self, done: int) -> None:
+        self._done = done
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+            return
+        now = time.monotonic()
+        if self._printed_at is None or now - self._printed_at >= PLAIN_EVERY_SECONDS:
+            self._line()
+            self._printed_at = now
+
+    def _line(self) -> None:
+        of = f"/{self._total:,}" if self._total else ""
+        self._out.print(f"{self._description}: {self._done:,}{of}", markup=False, highlight=False)
+        self._printed_done = self._done
+
+    def stage(self, description: str, total: int | None = None) -> None:
+        """A new step: ``description`` with its own count (on a terminal, the bar is reused)."""
+        self.finish()
+        self._description, self._total, self._done = description, total, 0
+        self._printed_at, self._printed_done = None, None
+        if self._bar is not None and self._task is not None:
+            self._bar.reset(self._task, total=total, description=description)
+        else:
+            self._out.print(f"{description} ...", markup=False, highlight=False)
+            self._printed_at = time.monotonic()
+            self._printed_done = 0
+
+    def finish(self) -> None:
+        """When piped, print the last count if it was not printed yet."""
+        if self._bar is None and self._printed_at is not None and self._done != self._printed_done:
+            self._line()
+
+
 @contextmanager
-def progress(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    """A progress bar on stderr (only on a terminal); yields a function taking the count done so far."""
+def progress(description: str, total: int | None) -> Iterator[ProgressReport]:
+    """Progress on stderr: a live bar on a terminal, plain flushed lines otherwise; yields a `ProgressReport`."""
+    if not errors.is_terminal:
+        report = ProgressReport(None, errors, description, total)
+        yield report
+        report.finish()
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -38,7 +119,5 @@ def progress(description: str, total: int | None) -> Iterator[Callable[[int], No
         TimeElapsedColumn(),
         console=errors,
         transient=True,
-        disable=not errors.is_terminal,
     ) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda done: bar.update(task, completed=done)
+        yield ProgressReport(bar, errors, description, total)

@@ -55,11 +55,15 @@ def build_demo(
     seed: int,
     settings: Settings,
     on_progress: Callable[[int], None] | None = None,
+    on_stage: Callable[[str, int | None], None] | None = None,
 ) -> DemoBuild:
     """Generate (or reuse) the cohort under ``out/cohort``, ingest each hospital into ``out/nodes/ORG`` and index
-    every department there (``out/nodes/ORG/index/DEPT``)."""
+    every department there (``out/nodes/ORG/index/DEPT``). ``on_stage`` hears of each step (and how many items it
+    counts, when known) before ``on_progress`` hears of its items done."""
+    stage = on_stage or (lambda _description, _total: None)
     cohort = out / "cohort"
     if not _cohort_matches(cohort, patients, seed):
+        stage(f"generating {patients} patients", patients)
         generate_cohort(
             cohort,
             patients,
@@ -74,6 +78,7 @@ def build_demo(
     for org in CASE_STUDY:
         path = out / "nodes" / org / "chunks.sqlite"
         with ChunkStore.open(path) as store:
+            stage(f"ingesting hospital {org}", None)
             build.ingests[org] = ingest_mimic(
                 cohort / "hospitals" / org,
                 store,
@@ -84,9 +89,25 @@ def build_demo(
             build.breakdown[org] = store.breakdown()
             if indexes_outdated(path.parent / "index", embedder.id, settings):  # demo indexes are derived: rebuild them
                 drop_indexes(path.parent / "index", settings.index)
-            build.indexes[org] = build_indexes(store, path.parent / "index", embedder, index=settings.index)
+            stage(f"indexing hospital {org}", store.count())
+            build.indexes[org] = build_indexes(
+                store, path.parent / "index", embedder, on_progress=_summed(on_progress), index=settings.index
+            )
         build.stores[org] = path
     return build
+
+
+def _summed(on_progress: Callable[[int], None] | None) -> Callable[[str, int], None] | None:
+    """Per-leaf counts of one build reported as one count for the whole node."""
+    if on_progress is None:
+        return None
+    done: dict[str, int] = {}
+
+    def report(leaf: str, count: int) -> None:
+        done[leaf] = count
+        on_progress(sum(done.values()))
+
+    return report
 
 
 def indexes_outdated(index_root: Path, embedder_id: str, settings: Settings) -> bool:

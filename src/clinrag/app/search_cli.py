@@ -12,7 +12,51 @@ from rich.table import Table
 from clinrag.app.console import ConfigOption, console, settings_for
 from clinrag.index.embed import embedder_from
 from clinrag.retrieve.hybrid import Retrieval, Retriever
+from clinrag.retrieve.query import DateRange
+from clinrag.settings import RetrieveSettings
 from clinrag.types import SearchFilters
+
+MODES = ("dense", "bm25", "hybrid", "hybrid-mmr")
+
+
+def _bounds(name: str) -> tuple[int | None, int | None]:
+    """The ``ge`` and ``le`` bounds of a retrieve setting, so that an option states them as the setting does."""
+    low = high = None
+    for rule in RetrieveSettings.model_fields[name].metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+    return low, high
+
+
+K_MIN, K_MAX = _bounds("k")
+
+
+def _check_mode(value: str | None) -> str | None:
+    if value is not None and value not in MODES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(MODES)}")
+    return value
+
+
+def _moment(value: datetime) -> str:
+    return value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat(" ", "minutes")
+
+
+def describe_dates(dates: DateRange) -> str:
+    """A date range in words (``start`` inclusive, ``end`` exclusive).
+
+    Example:
+        >>> describe_dates(DateRange(datetime(2020, 1, 1), None))
+        'on or after 2020-01-01'
+        >>> describe_dates(DateRange(datetime(2019, 1, 1), datetime(2020, 1, 1, 12, 30)))
+        'from 2019-01-01 until before 2020-01-01 12:30'
+    """
+    if dates.start is not None and dates.end is not None:
+        return f"from {_moment(dates.start)} until before {_moment(dates.end)}"
+    if dates.start is not None:
+        return f"on or after {_moment(dates.start)}"
+    if dates.end is not None:
+        return f"before {_moment(dates.end)}"
+    return "any date"
 
 
 def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
@@ -31,8 +75,8 @@ def search_command(
     kind: Annotated[list[str] | None, typer.Option(help="Only this source kind: note or row.")] = None,
     since: Annotated[datetime | None, typer.Option(help="Only chunks dated on or after this date.")] = None,
     until: Annotated[datetime | None, typer.Option(help="Only chunks dated before this date.")] = None,
-    mode: Annotated[str | None, typer.Option(help="dense, bm25, hybrid or hybrid-mmr.")] = None,
-    k: Annotated[int | None, typer.Option(help="Hits to show.")] = None,
+    mode: Annotated[str | None, typer.Option(help="dense, bm25, hybrid or hybrid-mmr.", callback=_check_mode)] = None,
+    k: Annotated[int | None, typer.Option(help=f"Hits to show ({K_MIN} to {K_MAX}).", min=K_MIN, max=K_MAX)] = None,
     config: ConfigOption = None,
 ) -> None:
     """Search one node and print the hits with scores and provenance.
@@ -73,7 +117,7 @@ def print_retrieval(result: Retrieval) -> None:
         console.print(f"[yellow]No patient here matches {unknown or 'the person named'}; nothing retrieved.[/yellow]")
         return
     if result.understanding.date_range is not None:
-        console.print(f"dates: {result.understanding.date_range}")
+        console.print(f"dates: {describe_dates(result.understanding.date_range)}")
     table = Table(title=f"{len(result.hits)} hits")
     for column in ("#", "score", "cosine", "org/dept", "patient", "note / row", "section", "text"):
         table.add_column(column, overflow="fold")
