@@ -6,6 +6,10 @@ BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
 DEMO_DIR ?= data/demo
 DEMO_PATIENTS ?= 300
+# Ports of the demo on 127.0.0.1: Hospital A's identity provider and node (B and C take the next two) and the web app.
+DEMO_IDP_PORT ?= 9401
+DEMO_NODE_PORT ?= 8101
+DEMO_WEB_PORT ?= 8300
 
 .PHONY: demo test lint format bench model-1.5b clean help
 
@@ -37,8 +41,9 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 
-demo: $(BASE)  ## build the demo cohort (three hospitals), ingest it and print a summary
-	$(BIN)/clinrag demo --out $(DEMO_DIR) --patients $(DEMO_PATIENTS)
+demo: $(BASE)  ## build and serve the demo federation (ports: DEMO_IDP_PORT, DEMO_NODE_PORT, DEMO_WEB_PORT)
+	$(BIN)/clinrag demo --out $(DEMO_DIR) --patients $(DEMO_PATIENTS) \
+		--idp-port $(DEMO_IDP_PORT) --node-port $(DEMO_NODE_PORT) --web-port $(DEMO_WEB_PORT)
 
 test: lint $(CHROMIUM)  ## lint, type-check, layer-check, then the whole test suite (browser tests included)
 	$(BIN)/python -m pytest -q

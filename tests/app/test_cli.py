@@ -122,3 +122,15 @@ def test_search_without_an_index_says_what_to_do(tmp_path: Path) -> None:
     result = _clinrag("search", "anything", "--node", str(tmp_path))
     assert result.returncode == 4
     assert "clinrag index build" in result.stderr
+
+
+def test_make_demo_takes_its_ports_as_variables() -> None:
+    root = Path(__file__).resolve().parents[2]
+    ports = ["DEMO_IDP_PORT=9501", "DEMO_NODE_PORT=8201", "DEMO_WEB_PORT=8400"]
+    result = subprocess.run(
+        ["make", "-n", "-C", str(root), "demo", *ports], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "--idp-port 9501 --node-port 8201 --web-port 8400" in result.stdout
+    demo_help = runner.invoke(app, ["demo", "--help"], terminal_width=200).output
+    for option in ("--idp-port", "--node-port", "--web-port"):
+        assert option in demo_help
