@@ -154,6 +154,10 @@ class ClinragExtension(BaseModel):
     sentences: list[SentenceInfo]
     organisations: list[OrganisationInfo]
     quarantined_spans: int = Field(description="Instruction-like spans set aside from the question and sources.")
+    withheld_sensitive: int = Field(
+        0, description="Passages matching the question that policies withheld only for their sensitivity label."
+    )
+    withheld_note: str | None = Field(None, description="'N sensitive passages were withheld by policy.', or null.")
     timings: dict[str, float]
 
 
@@ -314,6 +318,8 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
         ],
         organisations=[organisation_info(result) for result in organisations],
         quarantined_spans=answer.quarantined_spans,
+        withheld_sensitive=answer.withheld_sensitive,
+        withheld_note=answer.withheld_note,
         timings={name: round(seconds, 4) for name, seconds in answer.timings.items()},
     )
 

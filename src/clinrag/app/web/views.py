@@ -129,6 +129,8 @@ class TurnView:
     organisations: list[OrgView]
     generator: str
     support: float
+    withheld_note: str | None = None
+    """Says how many sensitive passages the asker's policies withheld, when any were."""
 
 
 def source_views(sources: Sequence[SourceInfo], sentences: Sequence[SentenceInfo]) -> list[SourceView]:
@@ -165,4 +167,5 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         generator=evidence.generator
         + (f" (lines quoted: {evidence.fallback_from}'s draft was not supported)" if evidence.fallback_from else ""),
         support=evidence.support,
+        withheld_note=evidence.withheld_note,
     )
