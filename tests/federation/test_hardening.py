@@ -280,3 +280,12 @@ def test_a_rate_limiter_refills_and_forgets_full_buckets() -> None:
     now[0] = 10.0
     assert limiter.take("c") == 0.0  # a third key: the full buckets were forgotten
     assert limiter.take("a") == 0.0
+
+
+def test_the_module_examples_hold() -> None:
+    import doctest
+
+    from clinrag.federation import audit, protocol, serving
+
+    for module in (audit, protocol, serving):
+        assert doctest.testmod(module).failed == 0, module.__name__

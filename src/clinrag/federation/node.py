@@ -177,6 +177,7 @@ class Node:
             names=outcome.names,
             leaves_searched=outcome.leaves_searched,
             refused_documents=outcome.refused_documents,
+            withheld_sensitive=outcome.withheld_sensitive,
         )
         found = outcome.candidates
         if not request.candidates:
