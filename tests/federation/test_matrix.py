@@ -156,10 +156,6 @@ def test_an_answer_says_how_many_sensitive_passages_were_withheld() -> None:
     assert '"withheld_note": "2 sensitive passages were withheld by policy."' in answer_json(answer)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="node.py must copy TreeOutcome.withheld_sensitive into RetrieveResponse.withheld_sensitive (issue 15)",
-)
 def test_the_federated_answer_says_sensitive_passages_were_withheld(federation: Federation) -> None:
     sensitive = _sensitive_orthopaedic_chunk(federation)
     root = FederationRoot(federation.orgs, RetrieveSettings(), EMBEDDER.id, FederationSettings(timeout=20))
