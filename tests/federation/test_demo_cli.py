@@ -7,98 +7,20 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from clinrag.access.demo import DEMO_TREES
-
 from .conftest import Federation
-
-CLI = [sys.executable, "-c", "from clinrag.app.cli import main; main()"]
-
-
-def _free_run(count: int, start: int = 21000) -> int:
-    """The first of ``count`` consecutive free loopback ports from ``start`` on."""
-    for base in range(start, 60000, 97):
-        if all(_free(base + i) for i in range(count)):
-            return base
-    raise RuntimeError("no free ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) != 0
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes in process group ``pgid`` (Linux: /proc; elsewhere: the leader if alive)."""
-    proc = Path("/proc")
-    if not (proc / "self" / "stat").is_file():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return []
-        return [pgid]
-    members = []
-    for entry in proc.iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split() if entry.name.isdigit() else []
-        except OSError:
-            continue
-        if fields and int(fields[2]) == pgid and fields[0] != "Z":  # state, ppid, pgrp, ...
-            members.append(int(entry.name))
-    return members
-
-
-@dataclass
-class Demo:
-    """A running ``clinrag demo``: its process, environment, ports and what it printed so far."""
-
-    process: subprocess.Popen[str]
-    env: dict[str, str]
-    idp: int
-    node: int
-    web: int
-    lines: queue.Queue[str]
-
-    @property
-    def ports(self) -> list[int]:
-        """Every port the demo's servers listen on."""
-        count = len(DEMO_TREES)
-        return [*range(self.idp, self.idp + count), *range(self.node, self.node + count), self.web]
-
-    def read_until(self, text: str, timeout: float) -> str:
-        """What the demo printed up to the line holding ``text`` (or up to its exit, or ``timeout``)."""
-        printed = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                printed.append(self.lines.get(timeout=1))
-            except queue.Empty:
-                if self.process.poll() is not None:
-                    break
-                continue
-            if text in printed[-1]:
-                break
-        return "".join(printed)
-
-    def stop(self, signum: int, timeout: float = 30) -> tuple[int, str]:
-        """Send ``signum`` and wait for the demo to exit; its status and what it printed meanwhile."""
-        self.process.send_signal(signum)
-        code = self.process.wait(timeout=timeout)
-        return code, self.read_until("\0", 5)
+from .demo_helpers import CLI, Demo, DemoPortRun, start_demo
+from .demo_helpers import assert_stopped as _assert_stopped
+from .demo_helpers import group_members as _group_members
 
 
 @contextmanager
@@ -109,9 +31,7 @@ def _running_demo(federation: Federation, tmp_path: Path, ignore_sigint: bool = 
     out = tmp_path / "demo"
     shutil.copytree(federation.out / "cohort", out / "cohort")
     shutil.copytree(federation.out / "nodes", out / "nodes")
-    idp = _free_run(3)
-    node = _free_run(3, idp + 500)
-    web = _free_run(1, node + 500)
+    ports = DemoPortRun.choose()
     env = {
         **os.environ,
         "CLINRAG_INGEST__TABLES": '["admissions"]',  # as the fixture built it: nothing new to embed
@@ -121,45 +41,9 @@ def _running_demo(federation: Federation, tmp_path: Path, ignore_sigint: bool = 
         "COLUMNS": "200",
     }
     command = [*CLI, "demo", "--out", str(out), "--patients", "40", "--seed", "11"]
-    command += ["--idp-port", str(idp), "--node-port", str(node), "--web-port", str(web)]
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore_sigint else None
-    try:
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True
-        )
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        for line in process.stdout or ():
-            lines.put(line)
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        yield Demo(process, env, idp, node, web, lines)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # servers a broken demo left behind
-
-
-def _assert_stopped(demo: Demo, code: int, output: str, servers: list[int]) -> None:
-    """The demo exited 0 after stopping all seven servers, and nothing of it is left listening or running."""
-    assert code == 0, output
-    assert "Stopped 7 servers." in output, output
-    for port in demo.ports:
-        assert _free(port), port
-    left = _group_members(demo.process.pid)
-    assert not set(servers) & set(left), left  # every server process is gone, not only its port
-    assert left == []
+    command += ["--idp-port", str(ports.idp), "--node-port", str(ports.node), "--web-port", str(ports.web)]
+    with start_demo(command, env, ports, ignore_sigint=ignore_sigint) as demo:
+        yield demo
 
 
 def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, tmp_path: Path) -> None:

@@ -21,8 +21,22 @@ from clinrag.generate.llm import generator_from
 from clinrag.generate.prompts import provenance
 from clinrag.index.embed import embedder_from
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
-from clinrag.settings import Settings
+from clinrag.settings import AnswerSettings, Settings
 from clinrag.types import Answer, SearchFilters
+
+
+def _bounds(name: str) -> tuple[int, int]:
+    """The ``ge`` and ``le`` bounds of an answer setting, so that an option states them as the setting does."""
+    low = high = None
+    for rule in AnswerSettings.model_fields[name].metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+    if not isinstance(low, int) or not isinstance(high, int):
+        raise TypeError(f"answer.{name} needs integer ge and le bounds")
+    return low, high
+
+
+K_MIN, K_MAX = _bounds("sources")
 
 
 def checked_question(text: str) -> str:
@@ -55,7 +69,16 @@ def ask_command(
     ] = None,
     patient: Annotated[list[int] | None, typer.Option(help="Only this patient (subject_id); repeatable.")] = None,
     stream: Annotated[bool, typer.Option(help="Print the draft as it is generated, then the verified answer.")] = False,
-    sources: Annotated[int | None, typer.Option(help="Retrieved chunks given to the generator.")] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            "--sources",
+            help=f"Hits retrieval returns, each given to the answerer as a numbered source ({K_MIN} to {K_MAX}).",
+            min=K_MIN,
+            max=K_MAX,
+        ),
+    ] = None,
     as_user: Annotated[
         str | None,
         typer.Option("--as", help="Ask the federation as this user (signs in at their hospital, e.g. A.phys)."),
@@ -86,9 +109,10 @@ def ask_command(
 
     Example: clinrag ask "What was Betty Henry discharged on?" --node data/demo/nodes/A
     Example: clinrag ask "Who was treated for a stroke?" --as A.phys
+    Example: clinrag ask "Who was treated for a stroke?" --as A.phys.neur --k 10
     """
-    answering = {"generator": generator, "sources": sources, "local_model": local_model}
-    overrides = {"answer": answering, "federation": {"file": federation}}
+    answering = {"generator": generator, "sources": k, "local_model": local_model}
+    overrides = {"answer": answering, "retrieve": {"k": k}, "federation": {"file": federation}}
     loaded = settings_for(config, overrides).settings
     filters = SearchFilters(subject_ids=tuple(patient)) if patient else None
     embedder = embedder_from(loaded.index, loaded.paths.cache_dir)
