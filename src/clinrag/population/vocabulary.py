@@ -8,7 +8,7 @@ as the node writes them. A term that maps to nothing is reported with its neares
 
 Example:
     >>> vocabulary = Vocabulary.build(
-    ...     diagnoses=[("I501", "Left ventricular failure, unspecified"), ("I639", "Cerebral infarction, unspecified")],
+    ...     diagnoses=[("I501", "Left ventricular failure, unspecified"), ("I5023", "Acute systolic heart failure")],
     ...     drugs=["Apixaban", "Metoprolol Succinate XL"],
     ... )
     >>> vocabulary.codes("left ventricular failure")
@@ -38,10 +38,11 @@ CodeKind = Literal["diagnosis", "procedure"]
 MAX_PREFIXES: Final = 50
 """A term whose codes need more prefixes than this is too broad to count (PopulationQuery's limit)."""
 
-_STOPWORDS: Final = frozenset(
-    "a an the of and or with without to in on for by at from as due other unspecified specified not elsewhere "
-    "classified nec nos".split()
-)
+_STOPWORDS_TEXT: Final = """
+    a an the of and or with without to in on for by at from as due other unspecified specified not elsewhere
+    classified nec nos
+"""
+_STOPWORDS: Final = frozenset(_STOPWORDS_TEXT.split())
 _SPELLING: Final = (
     ("orthopaed", "orthoped"),
     ("haem", "hem"),
@@ -56,7 +57,7 @@ _SPELLING: Final = (
     ("oestr", "estr"),
     ("caes", "ces"),
 )
-_NOT_PLURAL: Final = ("ss", "us", "is", "ys", "as", "os")
+_NOT_PLURAL: Final = ("ss", "us", "is", "ys", "os")
 _EXCLUDED_TITLE: Final = re.compile(
     r"^(?:personal history|family history|encounter|screening|contact with|exposure to|observation for|"
     r"adverse effect|underdosing|poisoning|sequelae)\b"
@@ -344,7 +345,7 @@ class Vocabulary:
             True
         """
         key = normalise(word)
-        return any(key in self._title_index(kind).postings for kind in ("diagnosis", "procedure"))  # type: ignore[arg-type]
+        return any(key in self._title_index(kind).postings for kind in ("diagnosis", "procedure"))
 
     # --- drugs --------------------------------------------------------------------------------------------------
 
@@ -404,7 +405,7 @@ class Vocabulary:
 def _drug_key(drug: str) -> str:
     """A drug as questions name it: lower case, without what is in brackets or from its first digit on."""
     name = re.sub(r"\(.*?\)|\d.*", " ", drug.lower())
-    return " ".join(re.findall(r"[a-z][a-z\-]*", name))
+    return " ".join(re.findall(r"[a-z]+", name))
 
 
 def _with_descendants(codes: tuple[str, ...], hits: set[int]) -> list[int]:

@@ -1,0 +1,214 @@
+"""Which capability answers a question: records retrieval, a population query, or both; the reason is shown to the
+user with the answer.
+
+Each capability is a *detector*: a function that reads the question (with what the population parser made of it)
+and says why it should answer, or nothing. The planner combines their signals; later capabilities (similar
+patients, literature, calculators) are further detectors and destinations, without changing these.
+
+Rules of the default detectors:
+
+- *records*: a named patient (spaCy's person names, or the node's registry when given), a patient identifier, or
+  one patient spoken of ("she", "this patient", "Mr. …"); a list of patients ("Which patients…", "Who…") without
+  a count is records too: retrieval lists them with evidence.
+- *population*: a count, share, ranking, trend or comparison cue ("how many", "most common", "per year", "more
+  common", "compare hospitals") or a plural cohort noun ("patients who…"), and a query the parser could build.
+- *both*: "patients like …", "similar patients", "what happens to patients with …", or a named patient compared
+  with others ("How does her stay compare with other patients?").
+
+A population cue whose question cannot be turned into a query goes to records, and the reason says why.
+
+Example:
+    >>> from clinrag.population.vocabulary import Vocabulary
+    >>> planner = Planner(Vocabulary.build(), detect_persons=False)
+    >>> planner.plan("How many patients had a stroke?").route
+    'population'
+    >>> planner.plan("What was she discharged on?").route
+    'records'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Final, Literal
+
+from clinrag.population.parse import PopulationReading, parse_question
+from clinrag.population.vocabulary import Vocabulary
+from clinrag.retrieve.patients import PatientRegistry
+
+Route = Literal["records", "population", "both"]
+RECORDS: Final = "records"
+POPULATION: Final = "population"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One detector's vote: the destination it sends the question to, and why (shown to the user)."""
+
+    destination: str
+    reason: str
+    strong: bool = False
+    """A strong signal (a named patient, "patients like …") is kept even when another destination is chosen."""
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """What detectors read: the question, the population reading, and the named patients found."""
+
+    question: str
+    reading: PopulationReading
+    persons: tuple[str, ...]
+
+
+Detector = Callable[[PlanContext], Sequence[Signal]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where a question goes (``destinations``, in order; ``route`` for records and population) and why."""
+
+    question: str
+    destinations: tuple[str, ...]
+    reason: str
+    population: PopulationReading
+    signals: tuple[Signal, ...] = ()
+
+    @property
+    def route(self) -> Route:
+        """``records``, ``population`` or ``both``."""
+        records, population = RECORDS in self.destinations, POPULATION in self.destinations
+        return "both" if records and population else "population" if population else "records"
+
+
+_ONE_PATIENT = re.compile(
+    r"\b(?:she|he|her|his|him|hers|herself|himself)\b|\b(?:this|the|that|my|our)\s+patient(?:'s)?\b"
+    r"|\b(?:mr|mrs|ms|miss|mx)\.?\s+[A-Z]",
+    re.IGNORECASE,
+)
+_IDENTIFIER = re.compile(
+    r"\b(?:patient|subject|mrn|hadm|admission)(?:[\s_-]*id)?\s*[:#]?\s*\d{5,}\b|#\d{5,}\b|(?<![\w.])\d{8}(?![\w.])",
+    re.IGNORECASE,
+)
+_LISTING = re.compile(
+    r"^\s*(?:which|what)\s+(?:patients|people)\b|^\s*(?:who|whose)\b|^\s*(?:list|find|show(?:\s+me)?)\s+"
+    r"(?:all\s+)?(?:the\s+)?(?:patients|people|everyone)\b",
+    re.IGNORECASE,
+)
+_OTHERS = re.compile(
+    r"\b(?:other|similar)\s+(?:patients|people|cases)\b|\bpatients\s+(?:like|similar\s+to)\b"
+    r"|\bcompared?\s+(?:to|with)\s+(?:other|the\s+average|typical)\b|\btypical\s+(?:patient|stay)\b",
+    re.IGNORECASE,
+)
+
+
+def records_detector(context: PlanContext) -> Sequence[Signal]:
+    """A named patient, an identifier, one patient spoken of, or a list of patients.
+
+    Example:
+        >>> reading = PopulationReading("What did patient 10000032 take?")
+        >>> records_detector(PlanContext(reading.question, reading, ()))[0].reason
+        "names a patient identifier ('patient 10000032')"
+    """
+    question = context.question
+    if context.persons:
+        return [Signal(RECORDS, f"names a patient ({', '.join(context.persons)})", strong=True)]
+    if identifier := _IDENTIFIER.search(question):
+        return [Signal(RECORDS, f"names a patient identifier ('{identifier.group(0)}')", strong=True)]
+    if one := _ONE_PATIENT.search(question):
+        return [Signal(RECORDS, f"speaks of one patient ('{one.group(0)}')", strong=True)]
+    if _LISTING.search(question) and not context.reading.measured:
+        return [Signal(RECORDS, "asks which patients (retrieval lists them with evidence)")]
+    return []
+
+
+def population_detector(context: PlanContext) -> Sequence[Signal]:
+    """A population cue, with the query the parser built (or why it could not).
+
+    Example:
+        >>> reading = PopulationReading("How many?")
+        >>> population_detector(PlanContext(reading.question, reading, ()))
+        []
+    """
+    reading = context.reading
+    if not reading.cues or (_LISTING.search(context.question) and not reading.measured):
+        return []
+    cues = ", ".join(dict.fromkeys(f"'{cue.text}'" for cue in reading.cues))
+    signals: list[Signal] = []
+    if _OTHERS.search(context.question) or any(cue.kind == "similar" for cue in reading.cues):
+        signals.append(Signal(RECORDS, "asks about patients like one patient: their records too", strong=True))
+    if reading.query is None:
+        return [*signals, Signal(RECORDS, f"population cue ({cues}) but {reading.describe()}; answered by retrieval")]
+    return [*signals, Signal(POPULATION, f"population cue ({cues}): {reading.describe()}")]
+
+
+DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (records_detector, population_detector)
+
+
+class Planner:
+    """Routes questions with a vocabulary (the root's: the union of its nodes'), a registry of patient names when
+    one node answers, and spaCy's person names unless ``detect_persons`` is off."""
+
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        *,
+        registry: PatientRegistry | None = None,
+        detect_persons: bool = True,
+        detectors: Sequence[Detector] = DEFAULT_DETECTORS,
+    ) -> None:
+        self._vocabulary = vocabulary
+        self._registry = registry if registry is not None else PatientRegistry(())
+        self._detect_persons = detect_persons
+        self._detectors = tuple(detectors)
+
+    def plan(self, question: str, *, today: date | None = None) -> Plan:
+        """The plan for ``question``.
+
+        Example:
+            >>> from clinrag.population.vocabulary import Vocabulary
+            >>> Planner(Vocabulary.build(), detect_persons=False).plan("Hello there").reason
+            'no population cue: answered by records retrieval'
+        """
+        resolution = self._registry.resolve(question, detect_persons=self._detect_persons)
+        persons = tuple(m.text for m in resolution.mentions) + resolution.unknown_persons
+        unnamed = question
+        for person in persons:  # a name is no criterion: "patients like Ada Stone"
+            unnamed = unnamed.replace(person, " " * len(person))
+        reading = parse_question(unnamed, self._vocabulary, today=today)
+        context = PlanContext(question, reading, persons)
+        signals = tuple(signal for detector in self._detectors for signal in detector(context))
+        return _decide(question, reading, signals)
+
+
+def _decide(question: str, reading: PopulationReading, signals: tuple[Signal, ...]) -> Plan:
+    """Population wins over weak records signals; a strong records signal makes it both, or records alone when no
+    population query was built or the population cue only counts within one patient ("How many times was she
+    admitted?")."""
+    population = [s for s in signals if s.destination == POPULATION]
+    records = [s for s in signals if s.destination == RECORDS]
+    strong = [s for s in records if s.strong]
+    others = tuple(dict.fromkeys(s.destination for s in signals if s.destination not in (RECORDS, POPULATION)))
+    if population and strong:
+        comparing = _OTHERS.search(question) or any(cue.kind == "similar" for cue in reading.cues)
+        if comparing:
+            reason = f"{strong[0].reason}; {population[0].reason}"
+            return Plan(question, (RECORDS, POPULATION, *others), reason, reading, signals)
+        return Plan(question, (RECORDS, *others), f"{strong[0].reason}: records retrieval", reading, signals)
+    if population:
+        return Plan(question, (POPULATION, *others), population[0].reason, reading, signals)
+    if records:
+        return Plan(question, (RECORDS, *others), records[0].reason, reading, signals)
+    return Plan(question, (RECORDS, *others), "no population cue: answered by records retrieval", reading, signals)
+
+
+def plan(question: str, vocabulary: Vocabulary, *, today: date | None = None, detect_persons: bool = True) -> Plan:
+    """Route one question (a :class:`Planner` built for it).
+
+    Example:
+        >>> from clinrag.population.vocabulary import Vocabulary
+        >>> plan("Compare the number of stroke admissions by hospital", Vocabulary.build(), detect_persons=False).route
+        'population'
+    """
+    return Planner(vocabulary, detect_persons=detect_persons).plan(question, today=today)
