@@ -241,6 +241,17 @@ class WebSettings(Group):
     )
 
 
+class AggregateSettings(Group):
+    """Population counts a node lets out (issue 17): only aggregates, small cells suppressed."""
+
+    min_cell: int = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="Smallest count a node reports; counts from 1 to min_cell - 1 are shown as '<min_cell'.",
+    )
+
+
 class Settings(BaseSettings):
     """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
 
@@ -254,6 +265,9 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering and verification.")
     federation: FederationSettings = Field(default_factory=FederationSettings, description="Federation of nodes.")
     web: WebSettings = Field(default_factory=WebSettings, description="The web app.")
+    aggregates: AggregateSettings = Field(
+        default_factory=AggregateSettings, description="Population counts leaving a node."
+    )
 
     @classmethod
     def settings_customise_sources(

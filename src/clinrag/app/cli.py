@@ -35,6 +35,7 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.source import load_source_config
 from clinrag.ingest.synthetic.cohort import CohortSummary, generate_cohort
+from clinrag.population.tables import materialise, population_path
 from clinrag.settings import describe, iter_settings
 
 app = typer.Typer(
@@ -133,6 +134,7 @@ def ingest_command(
             source, chunk_store, loaded.settings.ingest, chosen.org, on_progress=lambda stage, done: advance(done)
         )
         total = chunk_store.count()
+    materialise(source, population_path(path.parent), chosen.org)  # the counting tables of the node (issue 17)
     print_ingest(summary, time.perf_counter() - started, total, path)
 
 

@@ -26,6 +26,7 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
 from clinrag.ingest.synthetic.hospitals import CASE_STUDY
+from clinrag.population.tables import materialise, population_path
 from clinrag.settings import Settings
 
 
@@ -87,6 +88,7 @@ def build_demo(
                 on_progress=lambda _stage, done: on_progress and on_progress(done),
             )
             build.breakdown[org] = store.breakdown()
+            materialise(cohort / "hospitals" / org, population_path(path.parent), org)
             if indexes_outdated(path.parent / "index", embedder.id, settings):  # demo indexes are derived: rebuild them
                 drop_indexes(path.parent / "index", settings.index)
             stage(f"indexing hospital {org}", store.count())

@@ -38,6 +38,7 @@ class CodeCriterion(_Frozen):
         min_length=1, max_length=MAX_VALUES
     )
     label: str = Field("", max_length=200, description="What the codes mean, in words, for the answer.")
+    version: Literal[9, 10] = Field(10, description="ICD version of the prefixes (MIMIC-IV holds both).")
 
     def describe(self) -> str:
         """``diagnosis stroke (I63*)``."""

@@ -1,0 +1,332 @@
+"""A node's structured data, materialised for counting: ``NODE_DIR/population.duckdb``.
+
+Built from the MIMIC-IV folder the node was ingested from, with ingestion's own readers (bad rows are reported and
+skipped the same way) and its own department rules (``SourceConfig.department_of`` over ``hosp/services``, else the
+note's ``Service:`` line), so every fact sits in the department its chunk sits in. One DuckDB file rather than
+Parquet files: the tables, the document classes and the metadata are replaced together by one atomic rename.
+
+Tables: ``admissions`` (one row per stay: patient, service, department, year, age at admission, sex, admission
+type, insurance), ``diagnoses`` and ``procedures`` (ICD code, version, title, sequence), ``prescriptions`` (drug
+names lower-cased, trimmed, inner whitespace collapsed), ``complaints`` (the normalised ``Chief Complaint`` of each
+discharge note), ``icd`` (the node's ICD dictionary), ``classes`` and ``meta``. Every fact row carries the
+``class_id`` of the documents it comes from (leaf, department, service, table, sensitivity labels), so counting
+counts only what the asker's policies let them retrieve.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from clinrag.ingest.synthetic.cohort import generate_cohort
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = generate_cohort(out, patients=10, seed=3, workers=1)
+    >>> built = materialise(out / "hospitals" / "A", out / "node-A" / POPULATION_FILE)
+    >>> built.org, built.rows["admissions"] > 0
+    ('A', True)
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import duckdb
+
+from clinrag.errors import InputError
+from clinrag.ingest.mimic import IngestReport, read_patients, read_services, read_titles, read_typed
+from clinrag.ingest.notes import note_service, parse_note
+from clinrag.ingest.sensitivity import Labeller
+from clinrag.ingest.source import SourceConfig, load_source_config
+from clinrag.ingest.tables import TITLED_TABLES, chunk_columns, row_text
+
+POPULATION_FILE: Final = "population.duckdb"
+SCHEMA_VERSION: Final = 1
+MAX_COMPLAINT_CHARS: Final = 120
+
+_SCHEMA: Final[dict[str, str]] = {
+    "admissions": "hadm_id BIGINT, subject_id BIGINT, service VARCHAR, dept VARCHAR, year INTEGER, age INTEGER, "
+    "sex VARCHAR, admission_type VARCHAR, insurance VARCHAR, clin_class INTEGER, adm_class INTEGER",
+    "diagnoses": "hadm_id BIGINT, subject_id BIGINT, seq_num INTEGER, code VARCHAR, version INTEGER, "
+    "title VARCHAR, class_id INTEGER",
+    "procedures": "hadm_id BIGINT, subject_id BIGINT, seq_num INTEGER, code VARCHAR, version INTEGER, "
+    "title VARCHAR, class_id INTEGER",
+    "prescriptions": "hadm_id BIGINT, subject_id BIGINT, drug VARCHAR, class_id INTEGER",
+    "complaints": "hadm_id BIGINT, subject_id BIGINT, complaint VARCHAR, class_id INTEGER",
+    "icd": "kind VARCHAR, code VARCHAR, version INTEGER, title VARCHAR",
+    "classes": "class_id INTEGER, leaf VARCHAR, dept VARCHAR, service VARCHAR, source_kind VARCHAR, "
+    "source_table VARCHAR, sensitivity VARCHAR",
+    "meta": "key VARCHAR, value VARCHAR",
+}
+_FACT_TABLES: Final = {"diagnoses_icd": "diagnoses", "procedures_icd": "procedures"}
+
+
+class PopulationTablesMissingError(InputError):
+    """A node folder has no population tables (ingested before issue 17, or never)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path.parent}: no population tables ({path.name}); build them with "
+            f"'clinrag ingest SOURCE --store {path.parent / 'chunks.sqlite'}' (or 'clinrag demo' for the demo nodes)"
+        )
+
+
+@dataclass(frozen=True)
+class DocumentClass:
+    """The access-relevant attributes shared by a group of documents (Cedar ``Document`` attributes minus the
+    patient): counting asks the node's policies once per class, not once per row."""
+
+    class_id: int
+    org: str
+    leaf: str
+    dept: str
+    service: str
+    source_kind: str
+    table: str
+    sensitivity: tuple[str, ...]
+
+
+@dataclass
+class Materialised:
+    """What `materialise` wrote: the organisation, rows per table, and the read report."""
+
+    org: str
+    path: Path
+    rows: dict[str, int] = field(default_factory=dict)
+    report: IngestReport = field(default_factory=IngestReport)
+
+
+def normalise_drug(name: str) -> str:
+    """A drug name as counted: lower case, trimmed, inner whitespace collapsed.
+
+    Example:
+        >>> normalise_drug("  Sodium Chloride 0.9%   Flush ")
+        'sodium chloride 0.9% flush'
+    """
+    return " ".join(name.split()).lower()
+
+
+def normalise_complaint(text: str) -> str:
+    """A chief complaint as counted: one line, lower case, without trailing punctuation, at most 120 characters.
+
+    Example:
+        >>> normalise_complaint("Chest pain.\\n")
+        'chest pain'
+    """
+    return re.sub(r"[\s.;:,]+$", "", " ".join(text.split()).lower())[:MAX_COMPLAINT_CHARS]
+
+
+class _Classes:
+    """Interns document classes, giving each distinct one an id."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, str, str, str, str, str], int] = {}
+
+    def of(self, leaf: str, dept: str, service: str | None, kind: str, table: str, labels: Iterable[str]) -> int:
+        key = (leaf, dept, service or "", kind, table, ",".join(sorted(labels)))
+        return self.ids.setdefault(key, len(self.ids))
+
+    def rows(self) -> Iterator[tuple[object, ...]]:
+        for key, class_id in self.ids.items():
+            yield (class_id, *key)
+
+
+class _Builder:
+    """Reads one MIMIC folder into rows for the population tables."""
+
+    def __init__(self, root: Path, config: SourceConfig) -> None:
+        self.root, self.config = root, config
+        self.report = IngestReport()
+        self.labeller = Labeller.default()
+        self.classes = _Classes()
+        self.services: dict[int, str | None] = {}
+        self.tables: dict[str, list[tuple[object, ...]]] = {name: [] for name in _SCHEMA}
+
+    def service_of(self, hadm_id: int | None) -> str | None:
+        return self.config.service_code(self.services.get(hadm_id)) if hadm_id is not None else None
+
+    def row_class(self, service: str | None, table: str, text: str) -> int:
+        dept = self.config.department_of(service)
+        return self.classes.of(dept, dept, service, "row", table, self.labeller.label_text(text).categories)
+
+    def read_services(self) -> list[tuple[int, int, str, datetime | None]]:
+        """Services as ingestion derives them: ``hosp/services``, else each note's ``Service:`` line (last note
+        wins); also each note's chief complaint."""
+        self.services = dict(read_services(self.root, self.report))
+        from_notes: dict[int, str | None] = {}
+        complaints: list[tuple[int, int, str, datetime | None]] = []
+        columns = ("note_id", "subject_id", "hadm_id", "charttime", "text")
+        for note in read_typed(self.root, "discharge", columns, self.report, required_file=False):
+            hadm, text = note["hadm_id"], str(note["text"])
+            if hadm is None:
+                continue
+            if hadm not in self.services:
+                from_notes[hadm] = self.config.service_code(note_service(text))
+            for section in parse_note(text).sections:
+                if section.title == "Chief Complaint" and normalise_complaint(section.text):
+                    complaints.append((hadm, note["subject_id"], section.text, None))
+        self.services.update(from_notes)
+        return complaints
+
+    def complaints(self, found: list[tuple[int, int, str, datetime | None]]) -> None:
+        for hadm, subject, text, _ in found:
+            service = self.service_of(hadm)
+            dept = self.config.department_of(service)
+            labels = self.labeller.label_text(f"Chief Complaint: {text}", "Chief Complaint").categories
+            class_id = self.classes.of(dept, dept, service, "note", "discharge", labels)
+            self.tables["complaints"].append((hadm, subject, normalise_complaint(text), class_id))
+
+    def admissions(self) -> None:
+        patients = {p.subject_id: p for p in read_patients(self.root, self.report)}
+        leaf = self.config.admissions_department
+        for row in read_typed(self.root, "admissions", chunk_columns("admissions"), self.report):
+            hadm, subject, admitted = row["hadm_id"], row["subject_id"], row["admittime"]
+            service = self.service_of(hadm)
+            dept = self.config.department_of(service)
+            patient = patients.get(subject)
+            age = patient.anchor_age + admitted.year - patient.anchor_year if patient else None
+            labels = self.labeller.label_text(row_text(row)).categories
+            self.tables["admissions"].append(
+                (
+                    hadm,
+                    subject,
+                    service or "",
+                    dept,
+                    admitted.year,
+                    age,
+                    (patient.gender or "").upper() if patient else "",
+                    row.get("admission_type") or "",
+                    row.get("insurance") or "",
+                    self.classes.of(dept, dept, service, "note", "discharge", ()),
+                    self.classes.of(leaf, leaf, service, "row", "admissions", labels),
+                )
+            )
+
+    def coded(self, table: str) -> None:
+        titles = read_titles(self.root, TITLED_TABLES[table], self.report)
+        kind = "diagnosis" if table == "diagnoses_icd" else "procedure"
+        self.tables["icd"].extend((kind, code, version, title) for (code, version), title in titles.items())
+        for row in read_typed(self.root, table, chunk_columns(table), self.report):
+            title = titles.get((str(row["icd_code"]), int(row["icd_version"])))
+            row["long_title"] = title
+            service = self.service_of(row["hadm_id"])
+            self.tables[_FACT_TABLES[table]].append(
+                (
+                    row["hadm_id"],
+                    row["subject_id"],
+                    row["seq_num"],
+                    str(row["icd_code"]).strip().upper(),
+                    row["icd_version"],
+                    title or "",
+                    self.row_class(service, table, row_text(row)),
+                )
+            )
+
+    def prescriptions(self) -> None:
+        for row in read_typed(self.root, "prescriptions", chunk_columns("prescriptions"), self.report):
+            service = self.service_of(row["hadm_id"])
+            class_id = self.row_class(service, "prescriptions", row_text(row))
+            self.tables["prescriptions"].append(
+                (row["hadm_id"], row["subject_id"], normalise_drug(str(row["drug"])), class_id)
+            )
+
+    def build(self) -> dict[str, list[tuple[object, ...]]]:
+        complaints = self.read_services()
+        self.admissions()
+        self.complaints(complaints)
+        for table in _FACT_TABLES:
+            self.coded(table)
+        self.prescriptions()
+        self.tables["classes"] = list(self.classes.rows())
+        self.tables["meta"] = [
+            ("org", self.config.org),
+            ("source", str(self.root)),
+            ("schema_version", str(SCHEMA_VERSION)),
+            ("admissions_department", self.config.admissions_department),
+            ("built", datetime.now().isoformat(timespec="seconds")),
+        ]
+        return self.tables
+
+
+def _load(connection: duckdb.DuckDBPyConnection, folder: Path, table: str, rows: list[tuple[object, ...]]) -> None:
+    """Bulk-load rows through a CSV file (DuckDB's CSV reader is far faster than row-by-row inserts)."""
+    path = folder / f"{table}.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    columns = ", ".join(f"'{name}': '{kind}'" for name, kind in _columns(table))
+    connection.execute(f"CREATE TABLE {table} ({_SCHEMA[table]})")
+    if rows:  # the SQL is built from this module's own schema constants only; the path is bound
+        connection.execute(
+            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, columns = {{{columns}}}, nullstr = '')",
+            [str(path)],
+        )
+
+
+def _columns(table: str) -> list[tuple[str, str]]:
+    return [(name, kind) for name, kind in (part.strip().split(" ", 1) for part in _SCHEMA[table].split(","))]
+
+
+def materialise(source: Path, target: Path, org: str | None = None) -> Materialised:
+    """Build ``target`` (``NODE_DIR/population.duckdb``) from the MIMIC folder ``source``; an existing file is
+    replaced atomically, so re-running is safe and readers never see a half-built file."""
+    config = load_source_config(source, org)
+    builder = _Builder(source, config)
+    tables = builder.build()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".population-") as scratch:
+        folder = Path(scratch)
+        building = folder / POPULATION_FILE
+        with duckdb.connect(str(building)) as connection:
+            for table, rows in tables.items():
+                _load(connection, folder, table, rows)
+            connection.execute("CHECKPOINT")
+        os.replace(building, target)
+    counted = ("admissions", "diagnoses", "procedures", "prescriptions", "complaints")
+    return Materialised(
+        org=config.org, path=target, rows={name: len(tables[name]) for name in counted}, report=builder.report
+    )
+
+
+def population_path(node_dir: Path) -> Path:
+    """The population tables of a node folder.
+
+    Example:
+        >>> population_path(Path("data/demo/nodes/A")).name
+        'population.duckdb'
+    """
+    return node_dir / POPULATION_FILE
+
+
+def connect(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to population tables; `PopulationTablesMissingError` (naming the folder and the command
+    that builds them) when the file is not there."""
+    if not path.is_file():
+        raise PopulationTablesMissingError(path)
+    return duckdb.connect(str(path), read_only=True)
+
+
+def meta(connection: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The ``meta`` table (``org``, ``source``, ``schema_version``, ``admissions_department``, ``built``)."""
+    return {str(key): str(value) for key, value in connection.execute("SELECT key, value FROM meta").fetchall()}
+
+
+def document_classes(connection: duckdb.DuckDBPyConnection) -> list[DocumentClass]:
+    """Every document class of the node, for an access decision per class."""
+    org = meta(connection)["org"]
+    rows: list[Any] = connection.execute("SELECT * FROM classes ORDER BY class_id").fetchall()
+    return [
+        DocumentClass(
+            class_id=int(r[0]),
+            org=org,
+            leaf=r[1],
+            dept=r[2],
+            service=r[3] or "",
+            source_kind=r[4],
+            table=r[5],
+            sensitivity=tuple(s for s in (r[6] or "").split(",") if s),
+        )
+        for r in rows
+    ]
