@@ -90,10 +90,15 @@ def node_vocabulary(tables_path: Path, allowed_depts: frozenset[str] | None = No
 def _code_unknown(
     criterion: CodeCriterion, connection: duckdb.DuckDBPyConnection, visible: list[int]
 ) -> list[UnknownTerm]:
-    codes = [c for c in _codes(connection, criterion.kind, visible) if c[1] == criterion.version]
+    table = "diagnoses" if criterion.kind == "diagnosis" else "procedures"
     unknown = []
     for prefix in criterion.prefixes:
-        if any(c[0].startswith(prefix) for c in codes):
+        present = connection.execute(
+            f"SELECT count(*) FROM {table} WHERE list_contains($vis, class_id) AND version = $version "
+            "AND starts_with(code, $prefix)",
+            {"vis": visible, "version": criterion.version, "prefix": prefix},
+        ).fetchall()
+        if present[0][0]:
             continue
         listed = connection.execute(
             "SELECT count(*) FROM icd WHERE kind = $kind AND version = $version AND starts_with(code, $prefix)",
@@ -101,6 +106,7 @@ def _code_unknown(
         ).fetchall()
         if listed[0][0]:  # a real code nobody the asker may see has: a true zero, not an unknown term
             continue
+        codes = [c for c in _codes(connection, criterion.kind, visible) if c[1] == criterion.version]
         nearest: list[Code] = []
         for length in range(len(prefix) - 1, 0, -1):  # the codes sharing the longest prefix with it
             nearest = [c for c in codes if c[0].startswith(prefix[:length])] or _listed(

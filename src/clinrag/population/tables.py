@@ -28,6 +28,7 @@ import csv
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -300,12 +301,27 @@ def population_path(node_dir: Path) -> Path:
     return node_dir / POPULATION_FILE
 
 
+_OPEN: dict[Path, tuple[tuple[int, int], duckdb.DuckDBPyConnection]] = {}
+_OPEN_LOCK = threading.Lock()
+
+
 def connect(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to population tables; `PopulationTablesMissingError` (naming the folder and the command
-    that builds them) when the file is not there."""
-    if not path.is_file():
-        raise PopulationTablesMissingError(path)
-    return duckdb.connect(str(path), read_only=True)
+    """A read-only cursor on population tables; `PopulationTablesMissingError` (naming the folder and the command
+    that builds them) when the file is not there. The file stays open between queries (opening it costs more than
+    most counts) until it is rebuilt; each caller gets its own cursor, so threads do not share one."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise PopulationTablesMissingError(path) from None
+    version = (stat.st_ino, stat.st_mtime_ns)
+    with _OPEN_LOCK:
+        cached = _OPEN.get(path)
+        if cached is None or cached[0] != version:
+            if cached is not None:
+                cached[1].close()
+            cached = (version, duckdb.connect(str(path), read_only=True))
+            _OPEN[path] = cached
+        return cached[1].cursor()
 
 
 def meta(connection: duckdb.DuckDBPyConnection) -> dict[str, str]:
