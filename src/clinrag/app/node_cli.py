@@ -53,7 +53,7 @@ def serve_command(
     # unless it is ignored on purpose (nohup)
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
         signal.signal(signal.SIGHUP, hangup_as_terminate)
-    app = create_node_app(node, limits=loaded.federation)  # body cap and rates from the settings
+    app = create_node_app(node, limits=loaded.federation, aggregates=loaded.aggregates)  # caps, rates, min cell
     uvicorn.run(app, host=node_settings.host, port=chosen, log_level="warning")
 
 

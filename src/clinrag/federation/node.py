@@ -20,9 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import jwt
 from fastapi import FastAPI, Request
@@ -30,7 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBearer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from clinrag.access.identity import TokenVerifier
@@ -38,15 +38,20 @@ from clinrag.access.policy import PolicyEngine
 from clinrag.errors import AuthenticationError
 from clinrag.federation.audit import AuditEntry, AuditLog, question_hash
 from clinrag.federation.config import NodeConfig
+from clinrag.federation.population_node import answer_population, answer_vocabulary
 from clinrag.federation.protocol import (
     API_VERSION,
     Health,
     InvalidRequest,
     LeafInfo,
     Manifest,
+    PopulationRequest,
+    PopulationResponse,
     Problem,
     RetrieveRequest,
     RetrieveResponse,
+    VocabularyRequest,
+    VocabularyResponse,
     field_problems,
     retrieve_request_schema,
 )
@@ -59,7 +64,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
     reachable,
 )
-from clinrag.settings import FederationSettings, RetrieveSettings
+from clinrag.settings import AggregateSettings, FederationSettings, RetrieveSettings
 from clinrag.types import Actor, Chunk
 
 log = logging.getLogger("clinrag.node")
@@ -69,6 +74,7 @@ quick succession cost one signature check."""
 REMEMBERED_TOKENS = 4096
 bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token from a trusted identity provider.")
 RefusalOutcome = Literal["unauthenticated", "too_large", "invalid", "rate_limited"]
+_Body = TypeVar("_Body", bound=BaseModel)
 
 
 class Node:
@@ -87,6 +93,8 @@ class Node:
         self.engine = engine
         self.verifier = verifier
         self.audit = audit
+        self.min_cell = AggregateSettings().min_cell
+        """Smallest count a population answer shows (``aggregates.min_cell``; `create_node_app` sets it)."""
         self._verified: dict[str, tuple[Actor, float]] = {}
         self._verified_lock = threading.Lock()
 
@@ -243,11 +251,19 @@ def _with_vectors(response: RetrieveResponse, outcome: TreeOutcome) -> RetrieveR
     return response.model_copy(update={"vectors": vectors, "query_vector": query})
 
 
-def create_node_app(node: Node, close_on_shutdown: bool = True, limits: FederationSettings | None = None) -> FastAPI:
+def create_node_app(
+    node: Node,
+    close_on_shutdown: bool = True,
+    limits: FederationSettings | None = None,
+    aggregates: AggregateSettings | None = None,
+) -> FastAPI:
     """The FastAPI application of ``node`` (OpenAPI at ``/openapi.json``, docs at ``/docs``). The node's stores
     close when the application shuts down, unless ``close_on_shutdown`` is False (another app still uses them).
-    ``limits``: body size and request rates (``federation.*`` settings; default: their defaults)."""
+    ``limits``: body size and request rates (``federation.*`` settings; default: their defaults); ``aggregates``:
+    the smallest count a population answer shows (``aggregates.min_cell``; default: the setting's default)."""
     limits = limits or FederationSettings()
+    if aggregates is not None:
+        node.min_cell = aggregates.min_cell
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -306,12 +322,47 @@ def create_node_app(node: Node, close_on_shutdown: bool = True, limits: Federati
         """
         return await guard.retrieve(request)
 
+    refusals: dict[int | str, dict[str, Any]] = {
+        401: {"model": Problem, "description": "Missing, invalid, expired or untrusted token; no data."},
+        413: {"model": Problem, "description": f"Body over federation.max_body_bytes ({limits.max_body_bytes})."},
+        422: {"model": InvalidRequest, "description": "Invalid body: the fields and rules, never the values."},
+        429: {"model": Problem, "description": "Over the request rate (of the user, or of an unverified client)."},
+    }
+
+    @app.post(
+        f"/{API_VERSION}/population",
+        response_model=PopulationResponse,
+        openapi_extra=_body_of("PopulationRequest"),
+        responses=refusals,
+    )
+    async def population(request: Request) -> Response:
+        """Count a population query for the token's user over the departments and documents the node's policies
+        let them retrieve; only the aggregate comes back (small cells suppressed). Guarded like /v1/retrieve."""
+        return await guard.serve(
+            request, PopulationRequest, lambda actor, asked: answer_population(node, actor, asked, node.min_cell)
+        )
+
+    @app.post(
+        f"/{API_VERSION}/vocabulary",
+        response_model=VocabularyResponse,
+        openapi_extra=_body_of("VocabularyRequest"),
+        responses=refusals,
+    )
+    async def vocabulary(request: Request) -> Response:
+        """What a population question may name here (codes recorded, drugs, services, admission types, insurances),
+        limited to the departments the token's user may see. Guarded like /v1/retrieve."""
+        return await guard.serve(request, VocabularyRequest, lambda actor, _: answer_vocabulary(node, actor))
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
             published = schema.setdefault("components", {}).setdefault("schemas", {})
             body = retrieve_request_schema()
-            for name, definition in {**body.pop("$defs", {}), "RetrieveRequest": body}.items():
+            bodies = {**body.pop("$defs", {}), "RetrieveRequest": body}
+            for model in (PopulationRequest, VocabularyRequest):
+                schema_of = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                bodies = {**bodies, **schema_of.pop("$defs", {}), model.__name__: schema_of}
+            for name, definition in bodies.items():
                 if published.setdefault(name, definition) != definition:
                     raise RuntimeError(f"two schemas named {name} in the node's OpenAPI")
             schemes = schema["components"].setdefault("securitySchemes", {})
@@ -323,8 +374,20 @@ def create_node_app(node: Node, close_on_shutdown: bool = True, limits: Federati
     return app
 
 
+def _body_of(schema: str) -> dict[str, Any]:
+    """The OpenAPI of a guarded endpoint's body (read by the guard, not by FastAPI) and its bearer token."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}},
+        },
+        "security": [{"HTTPBearer": []}],
+    }
+
+
 class _Guard:
-    """The checks in front of ``POST /v1/retrieve``, in order: token, rate, body size, body; each refusal audited."""
+    """The checks in front of ``POST /v1/retrieve`` and the population endpoints, in order: token, rate, body size,
+    body; each refusal audited."""
 
     def __init__(self, node: Node, limits: FederationSettings) -> None:
         self.node = node
@@ -333,6 +396,18 @@ class _Guard:
         self.clients = RateLimiter(limits.client_rate, limits.client_burst)
 
     async def retrieve(self, request: Request) -> Response:
+        """``POST /v1/retrieve``: a remembered user's search over embedded shards is answered on the event loop."""
+        return await self.serve(request, RetrieveRequest, self.node.retrieve, inline=not self.node.tree.waits)
+
+    async def serve(
+        self,
+        request: Request,
+        model: type[_Body],
+        work: Callable[[Actor, _Body], BaseModel],
+        inline: bool = False,
+    ) -> Response:
+        """Check ``request`` (token, rate, size, ``model``) and answer with ``work``'s reply; ``inline``: a
+        remembered user's work may run on the event loop (in-process and short), else in a worker thread."""
         node = self.node
         client = request.client.host if request.client else "unknown"
         token = bearer_token(request.headers)
@@ -355,7 +430,7 @@ class _Guard:
         except BodyTooLargeError as exc:
             return self._refuse(request, 413, "too_large", str(exc), actor, client)
         try:
-            asked = RetrieveRequest.model_validate_json(body)
+            asked = model.model_validate_json(body)
         except ValidationError as exc:
             problems = field_problems(exc.errors(), prefix=("body",))
             where = "; ".join(".".join(map(str, problem.loc[1:])) + ": " + problem.type for problem in problems)
@@ -365,10 +440,10 @@ class _Guard:
         def answer() -> Response:
             # Serialised once by pydantic (FastAPI would validate the response again and encode it in Python);
             # fields at their default value are left out, and a client's model restores them.
-            body = node.retrieve(actor, asked).model_dump_json(exclude_defaults=True)
+            body = work(actor, asked).model_dump_json(exclude_defaults=True)
             return Response(body, media_type="application/json")
 
-        if not checked and not node.tree.waits:
+        if not checked and inline:
             # Work in this process only (embedded shards; the GIL lets one thread run anyway): answered right here,
             # without the two thread switches a worker thread costs, which count on a busy machine.
             return answer()

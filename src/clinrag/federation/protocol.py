@@ -19,6 +19,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from clinrag.population.node import NodeTerms
+from clinrag.population.query import PopulationQuery
+from clinrag.population.results import OrgAggregate
 from clinrag.types import Hit, PatientChoice, SearchFilters
 
 API_VERSION = "v1"
@@ -168,6 +171,38 @@ class RetrieveResponse(Message):
         ),
     )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+
+
+class PopulationRequest(Message):
+    """A population query for the bearer token's user (`POST /v1/population`): counted over the departments and
+    documents the node's policies let them retrieve; only the aggregate comes back."""
+
+    query: PopulationQuery = Field(description="The typed, validated query (criteria, measure, unit, grouping).")
+
+
+class PopulationResponse(Message):
+    """A node's aggregate for a population query, the departments counted and those denied (never counted), and
+    what failed. ``aggregate`` is None when every department was denied or the count failed."""
+
+    node: str
+    aggregate: OrgAggregate | None = None
+    counted: list[str] = Field(default_factory=list, description="Leaves (departments) whose records counted.")
+    denied: list[Denial] = Field(default_factory=list, description="Routers and leaves the policies refused.")
+    errors: list[PathError] = Field(default_factory=list, description="What failed, in ids and words; no data.")
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+
+
+class VocabularyRequest(Message):
+    """Ask a node what a population question may name there, for the bearer token's user (`POST /v1/vocabulary`)."""
+
+
+class VocabularyResponse(Message):
+    """The node's terms (ICD codes recorded, drugs, services, admission types, insurances) in the departments the
+    user may see; None when every department was denied."""
+
+    node: str
+    terms: NodeTerms | None = None
+    denied: list[Denial] = Field(default_factory=list)
 
 
 class LeafInfo(Message):

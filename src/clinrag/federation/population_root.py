@@ -1,0 +1,176 @@
+"""The root's side of population questions: every organisation asked at once with the user's token, each waited
+for at most ``federation.timeout``, the aggregates merged (`population.merge`).
+
+An organisation ends as ``ok`` (its aggregate is in the sum), ``refused`` (it would have revealed a small cell),
+``denied`` (the policies refused the user every department there), ``unreachable`` (down, or no answer in time) or
+``error`` (HTTP error, a rejected sign-in, a malformed or oversized reply, a failed count): a flag in the answer,
+never a failure of it. The parser's vocabulary is the union of what each node says the user may name there
+(`POST /v1/vocabulary`), read once per counter.
+
+Example:
+    >>> counter = FederatedCounter(load_federation(Path("federation.toml")), token)  # doctest: +SKIP
+    >>> outcome = counter.count(query)  # doctest: +SKIP
+    >>> [(part.org, part.status) for part in outcome.parts]  # doctest: +SKIP
+    [('A', 'ok'), ('B', 'ok'), ('C', 'denied')]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import TypeVar
+
+import aiohttp
+from pydantic import BaseModel
+
+from clinrag.federation.protocol import (
+    API_VERSION,
+    PopulationRequest,
+    PopulationResponse,
+    VocabularyRequest,
+    VocabularyResponse,
+)
+from clinrag.federation.root import OrgEndpoint
+from clinrag.population.node import NodeTerms
+from clinrag.population.outcome import OrgPart, PopulationOutcome
+from clinrag.population.query import PopulationQuery
+from clinrag.population.results import Status
+from clinrag.population.vocabulary import Vocabulary
+from clinrag.settings import FederationSettings
+
+log = logging.getLogger("clinrag.root")
+_Reply = TypeVar("_Reply", bound=BaseModel)
+_READ_CHUNK = 64 * 1024
+
+
+class _ExchangeError(Exception):
+    """An exchange that gave no usable reply: the status and the reason."""
+
+    def __init__(self, status: Status, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class FederatedCounter:
+    """Population queries over the federation ``orgs`` for one signed-in user (their ID token goes to every node)."""
+
+    def __init__(self, orgs: Sequence[OrgEndpoint], token: str, federation: FederationSettings | None = None) -> None:
+        self.orgs = list(orgs)
+        self.token = token
+        self.federation = federation or FederationSettings()
+        self._terms: list[NodeTerms] | None = None
+
+    def count(self, query: PopulationQuery, orgs: Sequence[str] = ()) -> PopulationOutcome:
+        """`acount` for synchronous callers (the CLI); not from inside a running event loop."""
+        return asyncio.run(self.acount(query, orgs))
+
+    def vocabulary(self) -> Vocabulary:
+        """`avocabulary` for synchronous callers."""
+        return asyncio.run(self.avocabulary())
+
+    async def acount(self, query: PopulationQuery, orgs: Sequence[str] = ()) -> PopulationOutcome:
+        """Ask every organisation (or those of ``orgs``, the ones the question names) at once; merge what arrives
+        in time."""
+        asked = [endpoint for endpoint in self.orgs if not orgs or endpoint.org in orgs]
+        body = PopulationRequest(query=query).model_dump_json().encode()
+        async with self._client() as client:
+            parts = await asyncio.gather(*(self._count_at(client, endpoint, body) for endpoint in asked))
+        return PopulationOutcome.of(query, parts)
+
+    async def avocabulary(self) -> Vocabulary:
+        """The union of the vocabularies the nodes give this user (read once; a node that does not answer adds
+        nothing), organisations named by their labels."""
+        if self._terms is None:
+            body = VocabularyRequest().model_dump_json().encode()
+            async with self._client() as client:
+                replies = await asyncio.gather(*(self._terms_at(client, endpoint, body) for endpoint in self.orgs))
+            self._terms = [terms for terms in replies if terms is not None]
+        names = {endpoint.org: endpoint.label for endpoint in self.orgs}
+        if not self._terms:
+            return Vocabulary.build(organisations=names.items())
+        first, *others = self._terms
+        return first.vocabulary(others, names)
+
+    def _client(self) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
+
+    async def _count_at(self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, body: bytes) -> OrgPart:
+        started = time.perf_counter()
+        name = endpoint.label
+        try:
+            reply = await self._ask(client, endpoint, "population", body, PopulationResponse)
+        except _ExchangeError as failed:
+            seconds = time.perf_counter() - started
+            return OrgPart(org=endpoint.org, name=name, status=failed.status, reason=failed.reason, seconds=seconds)
+        seconds = time.perf_counter() - started
+        denied = tuple(denial.path for denial in reply.denied)
+        aggregate = reply.aggregate
+        if reply.errors:
+            reason = "; ".join(error.message for error in reply.errors)
+            return OrgPart(org=endpoint.org, name=name, status="error", reason=reason, denied=denied, seconds=seconds)
+        if aggregate is None:
+            return OrgPart(
+                org=endpoint.org, name=name, status="denied", reason="denied by policy", denied=denied, seconds=seconds
+            )
+        if aggregate.org != endpoint.org:
+            reason = f"answered as {aggregate.org!r}"
+            return OrgPart(org=endpoint.org, name=name, status="error", reason=reason, seconds=seconds)
+        return OrgPart(
+            org=endpoint.org,
+            name=name,
+            status=aggregate.status,
+            reason=aggregate.reason,
+            counted=tuple(reply.counted),
+            denied=denied,
+            aggregate=aggregate,
+            seconds=seconds,
+        )
+
+    async def _terms_at(self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, body: bytes) -> NodeTerms | None:
+        try:
+            reply = await self._ask(client, endpoint, "vocabulary", body, VocabularyResponse)
+        except _ExchangeError as failed:
+            log.warning("vocabulary org=%s %s: %s", endpoint.org, failed.status, failed.reason)
+            return None
+        return reply.terms
+
+    async def _ask(
+        self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, path: str, body: bytes, model: type[_Reply]
+    ) -> _Reply:
+        """One exchange, bounded by the timeout and the reply size; `_ExchangeError` with the status otherwise."""
+        try:
+            reply = await asyncio.wait_for(self._exchange(client, endpoint, path, body, model), self.federation.timeout)
+        except TimeoutError:
+            raise _ExchangeError("unreachable", f"no answer within {self.federation.timeout:g} s") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise _ExchangeError("unreachable", type(exc).__name__) from None
+        node = getattr(reply, "node", endpoint.org)
+        if node != endpoint.org:
+            raise _ExchangeError("error", f"answered as {node!r}, expected {endpoint.org!r}")
+        return reply
+
+    async def _exchange(
+        self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, path: str, body: bytes, model: type[_Reply]
+    ) -> _Reply:
+        url = f"{endpoint.url.rstrip('/')}/{API_VERSION}/{path}"
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        limit = self.federation.max_response_bytes
+        async with client.post(url, data=body, headers=headers, allow_redirects=False) as reply:
+            if reply.status == 401:
+                raise _ExchangeError("error", "the node did not accept the sign-in")
+            if reply.status != 200:
+                raise _ExchangeError("error", f"HTTP {reply.status}")
+            if reply.content_length is not None and reply.content_length > limit:
+                raise _ExchangeError("error", f"reply larger than {limit} bytes")
+            received = bytearray()
+            async for piece in reply.content.iter_chunked(_READ_CHUNK):
+                received += piece
+                if len(received) > limit:
+                    raise _ExchangeError("error", f"reply larger than {limit} bytes")
+        try:
+            return model.model_validate_json(received)
+        except ValueError:
+            raise _ExchangeError("error", "malformed reply") from None

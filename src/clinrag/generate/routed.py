@@ -1,0 +1,78 @@
+"""A question answered along the planner's route: records retrieval, a population query, or both.
+
+The planner (`generate.planner`) reads the question; a population query is counted by a `PopulationCounter` (one
+node folder: `population.node.LocalCounter`; the federation: `federation.population_root.FederatedCounter`) and
+put in words (`population_answer`); records go to the ordinary answerer. A question the parser could not turn
+into a query goes to records, and the route's reason says why. The result is a `RoutedAnswer`.
+
+Example:
+    >>> from clinrag.generate.planner import Planner
+    >>> from clinrag.population.vocabulary import Vocabulary
+    >>> plan = Planner(Vocabulary.build(), detect_persons=False).plan("Hello there")
+    >>> routed = answer_routed(plan, None, lambda: Answer(question="Hello there", text="No.", generator="extractive"))
+    >>> routed.route.route, routed.population is None
+    ('records', True)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from clinrag.errors import ClinragError
+from clinrag.generate.planner import Plan
+from clinrag.generate.population_answer import RoutedAnswer, RouteInfo, population_answer
+from clinrag.population.outcome import PopulationOutcome
+from clinrag.population.query import PopulationQuery
+from clinrag.types import Answer
+
+log = logging.getLogger("clinrag.answer")
+
+
+class PopulationCounter(Protocol):
+    """Counts a population query where the asker may count (one node, or the federation)."""
+
+    def count(self, query: PopulationQuery, orgs: Sequence[str] = ()) -> PopulationOutcome:
+        """The merged aggregate and each organisation's part (``orgs``: those the question names; all when empty)."""
+        ...
+
+
+def routed(answer: Answer, route: RouteInfo, **extra: object) -> RoutedAnswer:
+    """``answer`` with its route (and ``extra`` fields of `RoutedAnswer`).
+
+    Example:
+        >>> routed(Answer(question="q", text="t", generator="g"), RouteInfo(route="records", reason="r")).route.reason
+        'r'
+    """
+    fields = {name: getattr(answer, name) for name in Answer.model_fields}
+    return RoutedAnswer(**{**fields, **extra, "route": route})
+
+
+def answer_routed(plan: Plan, counter: PopulationCounter | None, records: Callable[[], Answer]) -> RoutedAnswer:
+    """Answer ``plan.question`` along ``plan.route``: ``records`` is called for the records part; ``counter``
+    (None: population questions cannot be counted here) for each population query."""
+    route = RouteInfo(route=plan.route, reason=plan.reason)
+    reading = plan.population
+    if plan.route == "records" or not reading.queries:
+        return routed(records(), route)
+    if counter is None:
+        why = RouteInfo(route="records", reason=f"{plan.reason}; no population tables here: answered by retrieval")
+        return routed(records(), why)
+    labels = reading.labels or ("",) * len(reading.queries)
+    try:
+        outcomes = [
+            (label, counter.count(query, reading.orgs)) for label, query in zip(labels, reading.queries, strict=True)
+        ]
+    except ClinragError as exc:
+        log.warning("population query not counted: %s", type(exc).__name__)
+        why = RouteInfo(route="records", reason=f"{plan.reason}; not counted ({exc}): answered by retrieval")
+        return routed(records(), why)
+    if plan.route == "population":
+        population = population_answer(outcomes)
+        answer = Answer(question=plan.question, text=population.text, generator="population", support=1.0)
+        return routed(answer, route, population=population)
+    found = records()
+    population = population_answer(outcomes, first_evidence=len(found.sources) + 1)
+    text = f"{population.text}\n\n{found.text}"
+    return routed(found.model_copy(update={"text": text}), route, population=population)
