@@ -14,12 +14,18 @@ from clinrag.access.demo import demo_user
 from clinrag.access.login import TokenCache, get_token
 from clinrag.app.chat_service import MAX_QUESTION_CHARS
 from clinrag.app.console import ConfigOption, console, settings_for
-from clinrag.errors import ConfigError
+from clinrag.errors import ConfigError, InputError
+from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
+from clinrag.generate.planner import Planner
+from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer
 from clinrag.generate.prompts import provenance
+from clinrag.generate.routed import PopulationCounter, answer_routed
 from clinrag.index.embed import embedder_from
+from clinrag.population.node import LocalCounter
+from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.settings import AnswerSettings, Settings
 from clinrag.types import Answer, SearchFilters
@@ -116,36 +122,93 @@ def ask_command(
     loaded = settings_for(config, overrides).settings
     filters = SearchFilters(subject_ids=tuple(patient)) if patient else None
     embedder = embedder_from(loaded.index, loaded.paths.cache_dir)
+    on_token = _printer(stream and not as_json)
     if as_user is not None or token is not None:
         orgs = load_federation(loaded.federation.file)
         bearer = token if token is not None else _sign_in(loaded, orgs, as_user or "", org)
         root = FederationRoot(orgs, loaded.retrieve, embedder.id, loaded.federation, embed=TimedEmbedder(embedder))
         searcher = FederatedSearcher(root, bearer)
-        answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
-        answer = answerer.answer(question, filters, on_token=_printer(stream and not as_json))
+        federated = FederatedCounter(orgs, bearer, loaded.federation)
+        plan = Planner(federated.vocabulary()).plan(question)
+
+        def federated_records() -> Answer:
+            answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
+            return answerer.answer(question, filters, on_token=on_token)
+
+        answer = answer_routed(plan, None if filters else federated, federated_records)
         parts = searcher.last.orgs if searcher.last is not None else []
         if as_json:
             typer.echo(answer_json(answer, parts))
             return
-        if stream:
+        if stream and answer.population is None:
             console.print("\n[dim]— verified —[/dim]")
-        print_answer(answer)
-        print_organisations(parts)
+        print_routed(answer)
+        if parts:
+            print_organisations(parts)
         return
-    retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
+    local = LocalCounter(node, loaded.aggregates.min_cell)
+    counter: PopulationCounter | None = local
     try:
-        answerer = Answerer(
-            retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)
-        )
-        answer = answerer.answer(question, filters, on_token=_printer(stream and not as_json))
-        if stream and not as_json:
-            console.print("\n[dim]— verified —[/dim]")
-    finally:
-        retriever.close()
+        vocabulary = local.vocabulary()
+    except InputError:  # no population tables at this node: records only
+        counter, vocabulary = None, Vocabulary.build()
+    plan = Planner(vocabulary).plan(question)
+
+    def local_records() -> Answer:
+        retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
+        try:
+            answerer = Answerer(
+                retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)
+            )
+            return answerer.answer(question, filters, on_token=on_token)
+        finally:
+            retriever.close()
+
+    answer = answer_routed(plan, None if filters else counter, local_records)
     if as_json:
         typer.echo(answer_json(answer))
         return
-    print_answer(answer)
+    if stream and answer.population is None:
+        console.print("\n[dim]— verified —[/dim]")
+    print_routed(answer)
+
+
+def print_routed(answer: RoutedAnswer) -> None:
+    """The route, then the population part (its text, tables and organisations) and/or the records answer."""
+    if answer.route is not None:
+        console.print(f"[dim]route: {answer.route.route} — {answer.route.reason}[/dim]", highlight=False)
+    if answer.population is None:
+        print_answer(answer)
+        return
+    print_population(answer.population)
+    if answer.route is not None and answer.route.route == "both":
+        records_text = answer.text[len(answer.population.text) :].strip()
+        print_answer(answer.model_copy(update={"text": records_text}))
+
+
+def print_population(population: PopulationAnswer) -> None:
+    """The population answer in words, the table behind each figure, and each organisation's part."""
+    console.print(population.text, style="bold", markup=False, highlight=False)
+    for result in population.results:
+        orgs = sorted({org for row in result.table for org in row.by_org})
+        table = Table(title=f"[{result.key}] {result.description}" + (f" ({result.label})" if result.label else ""))
+        groups = list(result.query.group_by)
+        for column in (*groups, "item", "count", "share", *orgs):
+            table.add_column(column, overflow="fold")
+        for row in result.table:
+            share = f"{100 * row.share:.0f} %" if row.share is not None else ""
+            cells = [row.group.get(name, "") for name in groups]
+            table.add_row(*cells, row.label, row.count, share, *(row.by_org.get(o, "") for o in orgs))
+        console.print(table)
+    parts = {part.org: part for result in population.results for part in result.orgs}
+    if parts:
+        table = Table(title="organisations")
+        for column in ("org", "status", "counted", "denied", "seconds"):
+            table.add_column(column, overflow="fold")
+        for part in parts.values():
+            status = part.status + (f" ({part.reason})" if part.reason else "")
+            table.add_row(part.label, status, ", ".join(part.counted), ", ".join(part.denied), f"{part.seconds:.2f}")
+        console.print(table)
 
 
 def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
