@@ -37,7 +37,8 @@ def test_json_carries_route_query_and_aggregates(node: Path, cohort: Path) -> No
     result = runner.invoke(app, ["ask", QUESTION, "--node", str(node), "--json"])
     assert result.exit_code == 0, result.output
     body = json.loads(result.output)
-    assert body["route"]["route"] == "population" and body["route"]["reason"]
+    assert body["route"]["route"] == "population"
+    assert body["route"]["reason"]
     (found,) = body["population"]["results"]
     assert found["query"]["measure"] == {"kind": "top", "of": "insurance", "n": 2}
     truth = _patients_by_insurance(cohort)
@@ -45,9 +46,12 @@ def test_json_carries_route_query_and_aggregates(node: Path, cohort: Path) -> No
     expected = {name: (str(n) if n >= 5 else "<5") for name, n in truth.items() if n}
     assert shown == expected
     (part,) = found["orgs"]
-    assert part["org"] == "A" and part["status"] == "ok" and part["aggregate"]["total"] is not None
+    assert part["org"] == "A"
+    assert part["status"] == "ok"
+    assert part["aggregate"]["total"] is not None
     assert found["merged"]["statuses"] == [{"org": "A", "status": "ok", "reason": ""}]
-    assert body["text"] == body["population"]["text"] and "[Q1]" in body["text"]
+    assert body["text"] == body["population"]["text"]
+    assert "[Q1]" in body["text"]
 
 
 def test_text_output_shows_route_answer_and_table(node: Path) -> None:

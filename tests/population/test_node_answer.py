@@ -46,13 +46,16 @@ def test_a_coded_question_counts_exactly(node_a: Path, cohort: Path, question: s
     assert isinstance(criterion, CodeCriterion)
     truth = len(_patients_with(cohort, criterion.prefixes))
     answer = answer_routed(plan, counter, _no_records)
-    assert answer.population is not None and answer.route is not None
+    assert answer.population is not None
+    assert answer.route is not None
     assert answer.route.route == "population"
     (result,) = answer.population.results
-    assert result.merged.total is not None and result.merged.total.value == truth
+    assert result.merged.total is not None
+    assert result.merged.total.value == truth
     assert result.total == str(truth)
     assert f"{truth} patient" in answer.text or (truth == 0 and "No patients" in answer.text)
-    assert "[Q1]" in answer.text and "Counted at A" in answer.text
+    assert "[Q1]" in answer.text
+    assert "Counted at A" in answer.text
 
 
 def test_small_counts_read_as_suppressed(node_a: Path, cohort: Path) -> None:
@@ -68,13 +71,18 @@ def test_a_question_without_a_query_goes_to_records_and_says_so(node_a: Path) ->
     counter = LocalCounter(node_a, min_cell=5)
     plan = Planner(counter.vocabulary(), detect_persons=False).plan("What was the discharge plan?")
     answer = answer_routed(plan, counter, lambda: Answer(question=plan.question, text="records", generator="x"))
-    assert answer.route is not None and answer.route.route == "records" and answer.route.reason
-    assert answer.population is None and answer.text == "records"
+    assert answer.route is not None
+    assert answer.route.route == "records"
+    assert answer.route.reason
+    assert answer.population is None
+    assert answer.text == "records"
 
 
 def test_node_terms_name_what_the_node_records(node_a: Path) -> None:
     everything = node_terms(node_a)
     recorded = node_terms(node_a, dictionary=False)
-    assert everything.org == "A" and len(recorded.diagnoses) < len(everything.diagnoses)
-    assert recorded.drugs and recorded.insurances
+    assert everything.org == "A"
+    assert len(recorded.diagnoses) < len(everything.diagnoses)
+    assert recorded.drugs
+    assert recorded.insurances
     assert node_terms(node_a, depts=()).drugs == ()

@@ -230,9 +230,10 @@ def _group(cell: Cell) -> str:
 def _evidence(merged: MergedAggregate, first: int) -> list[EvidenceNote]:
     if not any(isinstance(c, TextCriterion) for c in merged.query.cohort):
         return []
+    distinct = list({(e.org, e.sentence): e for e in reversed(merged.evidence)}.values())[::-1]
     return [
         EvidenceNote(number=first + i, org=e.org, phrase=e.phrase, chunk_id=e.chunk_id, sentence=e.sentence)
-        for i, e in enumerate(merged.evidence[:EVIDENCE_PER_RESULT])
+        for i, e in enumerate(distinct[:EVIDENCE_PER_RESULT])
     ]
 
 
