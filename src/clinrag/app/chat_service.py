@@ -4,8 +4,11 @@ API share.
 A ``ChatService`` holds the federation's root, a token verifier that trusts the federation's identity providers
 (each for its own organisation) and the generators the operator configured. A question becomes a ``Job`` for one
 verified caller: the caller's ID token travels unchanged to every node, which verifies it again and answers only
-with what its policies let that user see. ``events`` runs a job and yields the draft as the model writes it, then
-the verified answer with every organisation's part in the search.
+with what its policies let that user see. Each question goes where the planner sends it (`generate.planner`), as
+``clinrag ask --as`` does: population questions ("How many patients…", "most common diagnoses among…") are counted
+at every node with the same token (`FederatedCounter`), record questions go to retrieval, some to both; the answer is
+a `RoutedAnswer` carrying the route and the population part. ``events`` runs a job and yields the draft as the model
+writes it (records only: a population answer arrives in one piece), then the answer with every organisation's part.
 
 Example:
     >>> service = service_from_settings(Settings(), Path("data/demo/federation/federation.toml"))  # doctest: +SKIP
@@ -22,7 +25,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -32,10 +35,14 @@ from starlette.concurrency import run_in_threadpool
 
 from clinrag.access.identity import TokenVerifier, TrustedIssuer
 from clinrag.errors import AuthenticationError, ConfigError
+from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.protocol import RetrieveRequest
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import Generator, generator_from
+from clinrag.generate.planner import Planner
+from clinrag.generate.population_answer import RoutedAnswer, RouteInfo
+from clinrag.generate.routed import answer_routed, routed
 from clinrag.index.embed import Embedder, embedder_from
 from clinrag.index.store import Mode
 from clinrag.settings import AnswerSettings, PathSettings, Settings
@@ -49,6 +56,8 @@ MAX_QUESTION_CHARS = next(
     (item.max_length for item in RetrieveRequest.model_fields["query"].metadata if isinstance(item, MaxLen)), 4000
 )
 """The longest question the nodes accept (their ``RetrieveRequest.query`` limit)."""
+RECORDS_ONLY = "restricted to chosen patients (or population counting is off here): answered by records retrieval"
+"""The route's reason when a question is not planned (it names patients to search, or the service counts nothing)."""
 _END = object()
 
 
@@ -72,7 +81,8 @@ class Caller:
 
 @dataclass(frozen=True)
 class Job:
-    """One question to answer: its ids, the question and the answerer set up for its caller."""
+    """One question to answer: its ids, the question, the answerer set up for its caller and the counter of
+    population questions with the caller's token (None: records only, as when the question names patients)."""
 
     id: str
     created: int
@@ -81,10 +91,27 @@ class Job:
     filters: SearchFilters | None
     searcher: FederatedSearcher
     answerer: Answerer
+    counter: FederatedCounter | None = None
+    detect_persons: bool = True
 
     def organisations(self) -> list[OrgResult]:
         """Every organisation's part in the search (empty when no search was made)."""
         return self.searcher.last.orgs if self.searcher.last is not None else []
+
+    def answer(self, on_token: Callable[[str], None] | None = None) -> RoutedAnswer:
+        """The answer along the planner's route (blocking: plans with the vocabulary the nodes give the caller,
+        then counts, retrieves, or both); ``on_token`` receives a records draft as the model writes it."""
+
+        def records() -> Answer:
+            return self.answerer.answer(self.question, self.filters, on_token=on_token)
+
+        if self.counter is None:
+            answer = routed(records(), RouteInfo(route="records", reason=RECORDS_ONLY))
+        else:
+            plan = Planner(self.counter.vocabulary(), detect_persons=self.detect_persons).plan(self.question)
+            answer = answer_routed(plan, self.counter, records)
+        log.info("answered job=%s route=%s", self.id, answer.route.route if answer.route else "records")
+        return answer
 
 
 @dataclass(frozen=True)
@@ -96,9 +123,9 @@ class Draft:
 
 @dataclass(frozen=True)
 class Finished:
-    """The verified answer (or abstention) and every organisation's part in the search."""
+    """The verified answer (or abstention, or population answer) and every organisation's part in the search."""
 
-    answer: Answer
+    answer: RoutedAnswer
     organisations: list[OrgResult]
 
 
@@ -127,6 +154,9 @@ class ChatService:
         models: Mapping[str, Generator | None],
         settings: AnswerSettings,
         embedder: Embedder | None = None,
+        *,
+        population: bool = True,
+        detect_persons: bool = True,
     ) -> None:
         if not models:
             raise ConfigError("clinrag needs at least one model to answer with")
@@ -135,6 +165,8 @@ class ChatService:
         self.models = dict(models)
         self.settings = settings
         self.embedder = embedder
+        self.population = population
+        self.detect_persons = detect_persons
         self.created = int(time.time())
 
     def authenticate(self, token: str | None) -> Caller:
@@ -183,13 +215,24 @@ class ChatService:
         searcher = FederatedSearcher(self.root, caller.token, mode=mode)
         answerer = Answerer(searcher, settings, self.models[model], self.embedder)
         filters = SearchFilters(subject_ids=tuple(patients)) if patients else None
+        counter = FederatedCounter(self.root.orgs, caller.token, self.root.federation) if self.population else None
         actor = caller.actor
         log.info("question subject=%s org=%s model=%s", actor.subject, actor.org, model)
-        return Job(f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), model, question, filters, searcher, answerer)
+        return Job(
+            f"chatcmpl-{uuid.uuid4().hex}",
+            int(time.time()),
+            model,
+            question,
+            filters,
+            searcher,
+            answerer,
+            None if filters else counter,  # a question about named patients is theirs: records, as in `clinrag ask`
+            self.detect_persons,
+        )
 
-    async def complete(self, job: Job) -> Answer:
-        """The whole answer (the blocking answerer runs in a worker thread)."""
-        return await run_in_threadpool(job.answerer.answer, job.question, job.filters)
+    async def complete(self, job: Job) -> RoutedAnswer:
+        """The whole answer along the planner's route (blocking work runs in a worker thread)."""
+        return await run_in_threadpool(job.answer)
 
     async def events(self, job: Job) -> AsyncIterator[Draft | Finished]:
         """Run ``job``: ``Draft`` pieces as the model writes them, then one ``Finished``.
@@ -210,9 +253,9 @@ class ChatService:
                 raise _ClientGoneError
             post(piece)
 
-        def work() -> Answer:
+        def work() -> RoutedAnswer:
             try:
-                return job.answerer.answer(job.question, job.filters, on_token=on_token)
+                return job.answer(on_token)
             finally:
                 post(_END)
 

@@ -14,6 +14,11 @@ model writes it in ``clinrag.draft`` (unverified, for progress only), then the v
 ``content`` deltas, then a final chunk with ``finish_reason: "stop"`` and the ``clinrag`` field, then
 ``data: [DONE]``: the content a client shows is always the checked answer, never a sentence verification removed.
 
+Each question goes where the planner sends it, as in ``clinrag ask --as``: a population question ("How many
+patients…", "most common diagnoses among…") is counted at every node with the caller's token; its content is the
+answer in words with its tables in Markdown, and ``clinrag.route`` / ``clinrag.population`` carry the route and the
+population answer (queries, tables, each organisation's part). It arrives in one piece (no draft).
+
 Errors have OpenAI's shape, ``{"error": {"message", "type", "param", "code"}}``: 401 for a missing or invalid
 token, 400 for a malformed request, 404 for an unknown model, 413 for a body over ``federation.api_max_body_bytes``,
 429 (with ``Retry-After``) over a user's request rate or, for requests with no valid token, the client address's
@@ -72,6 +77,7 @@ from clinrag.app.openai_models import (
     extension,
     last_user_message,
 )
+from clinrag.app.population_tables import message_content
 from clinrag.errors import AuthenticationError, ClinragError
 from clinrag.federation.protocol import field_problems
 from clinrag.federation.serving import (
@@ -300,7 +306,7 @@ async def complete(service: ChatService, job: Job) -> ChatCompletion:
         id=job.id,
         created=job.created,
         model=job.model,
-        choices=[Choice(message=AssistantMessage(content=answer.text))],
+        choices=[Choice(message=AssistantMessage(content=message_content(answer)))],
         clinrag=extension(answer, job.organisations()),
     )
 
@@ -324,7 +330,7 @@ async def stream(service: ChatService, job: Job) -> AsyncIterator[bytes]:
             if isinstance(event, Draft):
                 yield chunk(Delta(), DraftPiece(draft=event.text))
                 continue
-            for piece in content_pieces(event.answer.text):
+            for piece in content_pieces(message_content(event.answer)):
                 yield chunk(Delta(content=piece))
             yield chunk(Delta(), extension(event.answer, event.organisations), done=True)
     except ClinragError as error:

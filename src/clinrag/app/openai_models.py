@@ -1,5 +1,6 @@
 """The wire format of the OpenAI-compatible API: requests, responses, stream chunks and the ``clinrag`` extension
-field that carries an answer's evidence (docs/openai_api.md). The web app renders the same extension.
+field that carries an answer's evidence and, for population questions, the planner's route and the population answer
+(docs/openai_api.md). The web app renders the same extension.
 
 Example:
     >>> from clinrag.types import Abstention
@@ -17,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinrag.federation.root import OrgResult
+from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer, RouteInfo
 from clinrag.generate.prompts import provenance
 from clinrag.index.store import Mode
 from clinrag.types import Answer, Source, chunk_date
@@ -159,6 +161,14 @@ class ClinragExtension(BaseModel):
     )
     withheld_note: str | None = Field(None, description="'N sensitive passages were withheld by policy.', or null.")
     timings: dict[str, float]
+    route: RouteInfo | None = Field(
+        None, description="Where the planner sent the question (records, population or both) and why, in words."
+    )
+    population: PopulationAnswer | None = Field(
+        None,
+        description="For population questions: the answer in words, each query with its table and each "
+        "organisation's part (contributed, denied, unreachable); aggregates only.",
+    )
 
 
 class AssistantMessage(BaseModel):
@@ -321,6 +331,8 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
         withheld_sensitive=answer.withheld_sensitive,
         withheld_note=answer.withheld_note,
         timings={name: round(seconds, 4) for name, seconds in answer.timings.items()},
+        route=answer.route if isinstance(answer, RoutedAnswer) else None,
+        population=answer.population if isinstance(answer, RoutedAnswer) else None,
     )
 
 

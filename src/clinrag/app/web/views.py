@@ -1,6 +1,7 @@
 """What the web app's templates show, computed from an answer's ``clinrag`` extension: the answer with its
 citations as links, the sources split into cited and uncited with the supporting sentence marked inside each
-chunk, every organisation's status in words, and why an abstention abstained.
+chunk, every organisation's status in words, why an abstention abstained, and for population questions the route,
+the tables and their charts (`population_view`).
 
 All text from records is escaped here or by the templates (autoescape): retrieved text is data, never markup.
 
@@ -18,9 +19,10 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from clinrag.app.openai_models import ClinragExtension, OrganisationInfo, SentenceInfo, SourceInfo
+from clinrag.app.web.population_view import PopulationView, RouteView, population_view, query_keys, route_view
 from clinrag.generate.citations import lexical_support, strip_citations
 
-_MARKER = re.compile(r"\[(\d+)\]")
+_MARKER = re.compile(r"\[(Q?\d+)\]")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)", re.MULTILINE)
 HIGHLIGHT_MIN_SUPPORT = 0.34
 """A chunk sentence is marked as support when it holds at least this share of the answer sentence's words."""
@@ -35,20 +37,32 @@ STATUS_WORDS = {
 }
 
 
-def answer_markup(text: str, turn_id: str, numbers: Iterable[int]) -> Markup:
-    """The answer text as paragraphs, each ``[n]`` a link to source n of this turn (when it exists).
+def answer_markup(
+    text: str, turn_id: str, numbers: Iterable[int], queries: Iterable[str] = (), notes: Iterable[int] = ()
+) -> Markup:
+    """The answer text as paragraphs, each ``[n]`` a link to source n of this turn (when it exists), each ``[Q1]``
+    to the table of that population query, each other ``[n]`` to that example passage of a text criterion.
 
     Example:
         >>> str(answer_markup("<b>x</b> [9]", "t", {1}))
         '<p>&lt;b&gt;x&lt;/b&gt; [9]</p>'
+        >>> str(answer_markup("12 patients [Q1].", "t", (), {"Q1"}))
+        '<p>12 patients <a class="cite query" href="#pop-t-Q1">[Q1]</a>.</p>'
     """
-    known = set(numbers)
+    known, keys, examples = set(numbers), set(queries), set(notes)
 
     def link(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        if number not in known:
-            return match.group(0)
-        return f'<a class="cite" href="#src-{turn_id}-{number}" data-source="{number}">[{number}]</a>'
+        marker = match.group(1)
+        if marker.startswith("Q"):
+            if marker not in keys:
+                return match.group(0)
+            return f'<a class="cite query" href="#pop-{turn_id}-{marker}">[{marker}]</a>'
+        number = int(marker)
+        if number in known:
+            return f'<a class="cite" href="#src-{turn_id}-{number}" data-source="{number}">[{number}]</a>'
+        if number in examples:
+            return f'<a class="cite example" href="#ev-{turn_id}-{number}">[{number}]</a>'
+        return match.group(0)
 
     paragraphs = [line for line in text.splitlines() if line.strip()]
     return Markup("".join(f"<p>{_MARKER.sub(link, str(escape(line)))}</p>" for line in paragraphs))
@@ -131,6 +145,10 @@ class TurnView:
     support: float
     withheld_note: str | None = None
     """Says how many sensitive passages the asker's policies withheld, when any were."""
+    route: RouteView | None = None
+    """Where the planner sent the question, and why (None for answers stored before routing)."""
+    population: PopulationView | None = None
+    """The population part: tables, charts, each hospital's part (None for records-only answers)."""
 
 
 def source_views(sources: Sequence[SourceInfo], sentences: Sequence[SentenceInfo]) -> list[SourceView]:
@@ -157,8 +175,10 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
     sources = source_views(evidence.sources, evidence.sentences)
     numbers = {source.number for source in evidence.sources}
     reason = evidence.abstention.reason if evidence.abstention is not None else ""
+    population = evidence.population
+    examples = {note.number for note in population.evidence} if population is not None else set()
     return TurnView(
-        answer=answer_markup(text, turn_id, numbers),
+        answer=answer_markup(text, turn_id, numbers, query_keys(population), examples),
         abstained=evidence.abstained,
         reason=reason,
         cited=[view for view in sources if view.info.cited],
@@ -168,4 +188,6 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         + (f" (lines quoted: {evidence.fallback_from}'s draft was not supported)" if evidence.fallback_from else ""),
         support=evidence.support,
         withheld_note=evidence.withheld_note,
+        route=route_view(evidence.route),
+        population=population_view(turn_id, population) if population is not None else None,
     )
