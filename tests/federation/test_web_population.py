@@ -5,6 +5,7 @@ in which small cells have no bar; the conversation keeps it; a record question s
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ import pytest
 from markupsafe import escape
 
 from clinrag.access.identity import TokenVerifier
+from clinrag.app import chat_service, population_tables
 from clinrag.app.chat_service import ChatService, trusted_issuers
+from clinrag.app.web import population_view
 from clinrag.app.web.server import WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
@@ -184,3 +187,9 @@ def test_a_record_question_still_searches_records(web_url: str) -> None:
     assert 'class="population"' not in html
     assert "<svg" not in html
     assert 'aria-label="Organisations"' in html
+
+
+def test_the_module_examples_hold() -> None:
+    outcomes = [doctest.testmod(module) for module in (population_view, population_tables, chat_service)]
+    assert all(outcome.failed == 0 for outcome in outcomes)
+    assert sum(outcome.attempted for outcome in outcomes) >= 10

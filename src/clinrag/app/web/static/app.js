@@ -95,7 +95,7 @@ function openCitation(link, event) {
   event.preventDefault();
   const details = target.closest("details");
   if (details) details.open = true;
-  document.querySelectorAll(".source.focus").forEach((node) => node.classList.remove("focus"));
+  document.querySelectorAll(".source.focus, .population-result.focus").forEach((node) => node.classList.remove("focus"));
   target.classList.add("focus");
   target.scrollIntoView({ block: "center" });
   target.focus({ preventScroll: true });
