@@ -446,7 +446,10 @@ def _terms(state: _State, vocabulary: Vocabulary) -> None:
         if not state.is_free(start, end):
             continue
         lowered = [normalise(w) for w in _WORD.findall(text.lower())]
-        if len(lowered) > 1 and (lowered[0] in _FRAME_WORDS or lowered[-1] in _FRAME_WORDS):
+        framed = len(lowered) > 1 and (lowered[0] in _FRAME_WORDS or lowered[-1] in _FRAME_WORDS)
+        key = term_key(text)
+        named = key in vocabulary.terms.codes or key in vocabulary.terms.fields  # "type 2 diabetes" is a term
+        if framed and not named:
             continue
         criterion, label, rule = _resolve(text, lowered, vocabulary)
         if criterion is not None:
@@ -586,10 +589,14 @@ def _top_of(question: str) -> TopOf | None:
 
 
 def _alternatives(question: str, found: list[_Found]) -> tuple[_Found, _Found] | None:
-    """Two criteria of one kind joined by "or", "vs", "versus", "compared with" or "than"."""
+    """Two criteria of one kind (or a text criterion and a code: two reasons for coming in) joined by "or", "vs",
+    "versus", "compared with" or "than"."""
     for first, second in itertools.pairwise(found):
         between = question[first.end : second.start].lower()
-        if type(first.criterion) is not type(second.criterion):
+        reasons = (TextCriterion, CodeCriterion)  # "after a fall or for pain from an existing condition"
+        if type(first.criterion) is not type(second.criterion) and not (
+            isinstance(first.criterion, reasons) and isinstance(second.criterion, reasons)
+        ):
             continue
         if getattr(first.criterion, "kind", None) != getattr(second.criterion, "kind", None) and not isinstance(
             first.criterion, TextCriterion | CodeCriterion
