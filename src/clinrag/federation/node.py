@@ -363,8 +363,13 @@ def create_node_app(
                 schema_of = model.model_json_schema(ref_template="#/components/schemas/{model}")
                 bodies = {**bodies, **schema_of.pop("$defs", {}), model.__name__: schema_of}
             for name, definition in bodies.items():
-                if published.setdefault(name, definition) != definition:
+                # a model both read and answered (Measure, PopulationQuery) is published by FastAPI too, written
+                # slightly differently (no null defaults, float bounds): the request's own schema wins, and only
+                # two different models of one name (other fields) are an error
+                known = published.get(name, definition)
+                if set(known.get("properties", {})) != set(definition.get("properties", {})):
                     raise RuntimeError(f"two schemas named {name} in the node's OpenAPI")
+                published[name] = definition
             schemes = schema["components"].setdefault("securitySchemes", {})
             schemes["HTTPBearer"] = bearer.model.model_dump(mode="json", by_alias=True, exclude_none=True)
             app.openapi_schema = schema

@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -25,11 +25,23 @@ MAX_CRITERIA: Final = 8
 MAX_VALUES: Final = 50
 
 
+def _kind_required(schema: dict[str, Any]) -> None:
+    """A criterion's ``kind`` tells the criteria apart, so a request must send it even where it has a default:
+    the published schema says so, as the validator does."""
+    required = schema.setdefault("required", [])
+    if "kind" not in required:
+        required.append("kind")
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class CodeCriterion(_Frozen):
+class _Criterion(_Frozen):
+    model_config = ConfigDict(json_schema_extra=_kind_required)
+
+
+class CodeCriterion(_Criterion):
     """Admissions coded with an ICD-10 diagnosis or procedure whose code starts with one of ``prefixes`` (the ICD
     hierarchy: ``I63`` is every cerebral infarction, ``021`` every coronary bypass)."""
 
@@ -46,7 +58,7 @@ class CodeCriterion(_Frozen):
         return f"{self.kind} {self.label} ({codes})" if self.label else f"{self.kind} {codes}"
 
 
-class MedicationCriterion(_Frozen):
+class MedicationCriterion(_Criterion):
     """Admissions with a prescription of one of ``drugs`` (generic names, matched case-insensitively)."""
 
     kind: Literal["medication"] = "medication"
@@ -57,7 +69,7 @@ class MedicationCriterion(_Frozen):
         return "medication " + " or ".join(self.drugs)
 
 
-class ValueCriterion(_Frozen):
+class ValueCriterion(_Criterion):
     """Admissions whose categorical field equals one of ``values`` (case-insensitive): the service or department,
     the admission type, the insurance, the patient's sex (``F``/``M``)."""
 
@@ -69,9 +81,16 @@ class ValueCriterion(_Frozen):
         return f"{self.kind.replace('_', ' ')} " + " or ".join(self.values)
 
 
-class RangeCriterion(_Frozen):
+def _one_end_required(schema: dict[str, Any]) -> None:
+    _kind_required(schema)
+    schema["anyOf"] = [{"required": [end], "properties": {end: {"type": "integer"}}} for end in ("low", "high")]
+
+
+class RangeCriterion(_Criterion):
     """Admissions whose patient's age at admission (``age``) or admission year (``year``) is within
-    [``low``, ``high``] (either end open)."""
+    [``low``, ``high``] (either end open; ends given the wrong way round are put in order)."""
+
+    model_config = ConfigDict(json_schema_extra=_one_end_required)
 
     kind: Literal["age", "year"]
     low: int | None = Field(None, ge=0, le=3000)
@@ -81,9 +100,16 @@ class RangeCriterion(_Frozen):
     def _ordered(self) -> RangeCriterion:
         if self.low is None and self.high is None:
             raise ValueError("a range needs a low or a high end")
-        if self.low is not None and self.high is not None and self.low > self.high:
-            raise ValueError("the low end is above the high end")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _in_order(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            low, high = data.get("low"), data.get("high")
+            if isinstance(low, int) and isinstance(high, int) and low > high:
+                return {**data, "low": high, "high": low}
+        return data
 
     def describe(self) -> str:
         """``age 65–80``, ``year from 2020``."""
@@ -92,7 +118,7 @@ class RangeCriterion(_Frozen):
         return f"{self.kind} from {self.low}" if self.low is not None else f"{self.kind} up to {self.high}"
 
 
-class TextCriterion(_Frozen):
+class TextCriterion(_Criterion):
     """Admissions whose notes support ``phrase`` ("reports heavy alcohol use", "presented after a mechanical
     fall"): every passage of the node above a threshold is checked sentence by sentence, negations excluded."""
 
@@ -124,10 +150,19 @@ _PLURAL: Final = {
 }
 
 
+def _top_names_what_schema(schema: dict[str, Any]) -> None:
+    schema["anyOf"] = [
+        {"required": ["kind", "of"], "properties": {"kind": {"const": "top"}, "of": {"type": "string"}}},
+        {"properties": {"kind": {"enum": ["count", "share"]}, "of": {"type": "null"}}},
+    ]
+
+
 class Measure(_Frozen):
     """What is counted: the number of patients or admissions in the cohort (``count``), their share of all the
     patients or admissions the asker may see (``share``), or the ``n`` most frequent values of ``of`` among them
     (``top``)."""
+
+    model_config = ConfigDict(json_schema_extra=_top_names_what_schema)
 
     kind: Literal["count", "share", "top"] = "count"
     of: TopOf | None = None
@@ -147,7 +182,9 @@ class PopulationQuery(_Frozen):
     cohort: tuple[Criterion, ...] = Field((), max_length=MAX_CRITERIA)
     measure: Measure = Measure()
     unit: Literal["patient", "admission"] = "patient"
-    group_by: tuple[Literal["org", "dept", "year"], ...] = Field((), max_length=3)
+    group_by: tuple[Literal["org", "dept", "year"], ...] = Field(
+        (), max_length=3, json_schema_extra={"uniqueItems": True}
+    )
 
     @model_validator(mode="after")
     def _distinct_groups(self) -> PopulationQuery:
