@@ -13,13 +13,16 @@ Example:
     'top 5 diagnoses among patients with procedure coronary artery bypass (021*)'
     >>> PopulationQuery.model_validate_json(query.model_dump_json()) == query
     True
+    >>> texts = PopulationQuery(cohort=(TextCriterion(phrase="lives alone"),))
+    >>> PopulationQuery.model_validate_json(texts.model_dump_json(exclude_defaults=True)) == texts
+    True
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 MAX_CRITERIA: Final = 8
 MAX_VALUES: Final = 50
@@ -131,9 +134,33 @@ class TextCriterion(_Criterion):
         return f'notes say "{self.phrase}"'
 
 
+_TAGS: Final = {
+    "diagnosis": "code",
+    "procedure": "code",
+    "medication": "medication",
+    "text": "text",
+    "age": "range",
+    "year": "range",
+    **dict.fromkeys(("service", "dept", "admission_type", "insurance", "sex"), "value"),
+}
+
+
+def _tag(value: object) -> str | None:
+    """The union member of a criterion: by its ``kind``, or, where a sender left out a ``kind`` at its default
+    (nodes reply with ``exclude_defaults``), by the field only that member has (``phrase``, ``drugs``)."""
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    if kind is None and isinstance(value, dict):
+        kind = "text" if "phrase" in value else "medication" if "drugs" in value else None
+    return _TAGS.get(str(kind)) if kind is not None else None
+
+
 Criterion = Annotated[
-    CodeCriterion | MedicationCriterion | ValueCriterion | RangeCriterion | TextCriterion,
-    Field(discriminator="kind"),
+    Annotated[CodeCriterion, Tag("code")]
+    | Annotated[MedicationCriterion, Tag("medication")]
+    | Annotated[ValueCriterion, Tag("value")]
+    | Annotated[RangeCriterion, Tag("range")]
+    | Annotated[TextCriterion, Tag("text")],
+    Discriminator(_tag),
 ]
 TopOf = Literal[
     "diagnosis", "procedure", "medication", "complication", "chief_complaint", "insurance", "admission_type", "dept"
