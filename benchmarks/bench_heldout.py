@@ -1,11 +1,12 @@
 """The held-out answer benchmark (issue 14): questions built from the cohort's gold facts and phrased by families of
 wordings, split by family into a dev half (tuned on) and a test half (reported), plus hand-written free-form
-questions never used for tuning; graded automatically (correct, incomplete, wrongly abstained, wrong patient,
+questions never used for tuning (``freeform``: the first set, since seen; ``freeform2``: a second blind set, written
+after the fixes the first set led to and run once); graded automatically (correct, incomplete, wrongly abstained, wrong patient,
 contradicts the record; should-abstain questions: abstained or not). Dev and test are reported side by side so the
 size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from clinrag.evaluate.heldout import CohortView, Graded, HeldoutQuestion, build_questions, grade, summarise
-from clinrag.evaluate.heldout_freeform import freeform_questions
+from clinrag.evaluate.heldout_freeform import FREEFORM_2, freeform_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.index.embed import OnnxMiniLmEmbedder
@@ -77,7 +78,11 @@ def main() -> None:
 
     cohort, node = _prepare(args.work, args.patients, args.seed)
     view = CohortView.load(cohort)
-    questions = build_questions(view, seed=args.seed) + freeform_questions(view)
+    questions = (
+        build_questions(view, seed=args.seed)
+        + freeform_questions(view)
+        + freeform_questions(view, FREEFORM_2, "freeform2")
+    )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
     embedder = OnnxMiniLmEmbedder(threads=2)
@@ -124,7 +129,9 @@ def main() -> None:
         args.name,
         {
             "cohort": {"patients": args.patients, "seed": args.seed, "hospital": "A"},
-            "questions": {split: sum(q.split == split for q in questions) for split in ("dev", "test", "freeform")},
+            "questions": {
+                split: sum(q.split == split for q in questions) for split in ("dev", "test", "freeform", "freeform2")
+            },
             "generators": figures,
         },
     )

@@ -7,6 +7,9 @@ Example:
     >>> rows = [json.loads(line) for line in FREEFORM.read_text().splitlines() if line.strip()]
     >>> len(rows) >= 50
     True
+    >>> second = [json.loads(line) for line in FREEFORM_2.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in second) >= 40, sum(bool(row.get("abstain")) for row in second) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from typing import Final
 from clinrag.evaluate.heldout import CohortView, HeldoutQuestion
 
 FREEFORM: Final = Path(__file__).with_name("data") / "freeform_questions.jsonl"
+FREEFORM_2: Final = Path(__file__).with_name("data") / "freeform_questions_2.jsonl"
+"""A second blind set, written after the fixes the first set's failures led to and run once (split ``freeform2``)."""
 
 
-def freeform_questions(view: CohortView, path: Path = FREEFORM) -> list[HeldoutQuestion]:
-    """The free-form questions whose patient ``view`` holds (all of them on the seed-11, 200-patient cohort)."""
+def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
+    """The free-form questions whose patient ``view`` holds (all of them on the seed-11, 200-patient cohort), in
+    the split ``split``."""
     by_name = {name: subject_id for subject_id, name in view.names.items()}
     found: list[HeldoutQuestion] = []
     for line in path.read_text().splitlines():
@@ -35,8 +41,8 @@ def freeform_questions(view: CohortView, path: Path = FREEFORM) -> list[HeldoutQ
             HeldoutQuestion(
                 text=row["text"],
                 intent=row["intent"],
-                family="freeform",
-                split="freeform",
+                family=split,
+                split=split,
                 subject_id=by_name[patient] if patient is not None else None,
                 expected=tuple(row.get("expected", ())),
                 need=int(row.get("need", 1)),

@@ -47,7 +47,8 @@ from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.index.embed import Embedder
-from clinrag.index.lexical import mentioned_words
+from clinrag.index.lexical import tokenize
+from clinrag.retrieve.classes import mentioned
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
@@ -181,8 +182,12 @@ class Answerer:
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        if terms and not any(terms & mentioned_words(text) for text in texts.values()):
+        if terms and not any(terms & mentioned(text) for text in texts.values()):
             reason = f"No retrieved record mentions what the question asks about ({_listing(terms)})."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        anchors = understanding.anchors - {token for name in [*names, *given] for token in tokenize(name)}
+        if anchors and not any(anchors & mentioned(text) for text in texts.values()):
+            reason = f"No retrieved record mentions what the question asks about ({_listing(anchors)})."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)

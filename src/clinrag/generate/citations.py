@@ -26,8 +26,9 @@ import numpy as np
 
 from clinrag.index.abbreviations import expand_abbreviations
 from clinrag.index.embed import Embedder
-from clinrag.index.lexical import mentioned_words, tokenize
+from clinrag.index.lexical import tokenize
 from clinrag.ingest import sentences as note_sentences
+from clinrag.retrieve.classes import mentioned
 from clinrag.retrieve.vocabulary import is_thing
 from clinrag.types import AnswerSentence
 
@@ -267,7 +268,7 @@ def on_question(
     wanted = set(terms)
     sections = sections or {}
     if wanted:
-        mentions = {number: bool(wanted & mentioned_words(text)) for number, text in sources.items()}
+        mentions = {number: bool(wanted & mentioned(text)) for number, text in sources.items()}
     elif wanted_sections and any(section in wanted_sections for section in sections.values()):
         mentions = {number: sections.get(number) in wanted_sections for number in sources}
     else:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence, Set
 from datetime import datetime
 from typing import Final
 
+from clinrag.generate.citations import split_sentences as answer_sentences
 from clinrag.generate.contradiction import (
     COMPLICATION_CUE,
     WEAKCOMPLICATION_CUE,
@@ -35,8 +36,9 @@ from clinrag.generate.contradiction import (
     stay_of,
 )
 from clinrag.generate.sanitize import sanitize_source
-from clinrag.index.lexical import mentioned_words, tokenize
+from clinrag.index.lexical import tokenize
 from clinrag.ingest.sentences import split_sentences
+from clinrag.retrieve.classes import member_words, mentioned
 from clinrag.retrieve.intent import KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.types import Source
@@ -122,8 +124,20 @@ def extract_answer(
     citations. The lines are :func:`answering_lines`'."""
     chosen = answering_lines(understanding, sources, max_lines, names)
     return "\n".join(
-        f"{label}: {line} " + "".join(f"[{n}]" for n in numbers) for (label, line), numbers in _grouped(chosen)
+        _cited(f"{label}: {line}", "".join(f"[{n}]" for n in numbers)) for (label, line), numbers in _grouped(chosen)
     )
+
+
+def _cited(line: str, markers: str) -> str:
+    """A quoted line with its citation markers after each of its sentences: a line of several sentences ("Never
+    smoker. Retired, lives with his spouse.") is checked sentence by sentence, and each must cite its source.
+
+    Example:
+        >>> _cited("Ann (7): Social History: Never smoker. Lives alone.", "[1]")
+        'Ann (7): Social History: Never smoker. [1] Lives alone. [1]'
+    """
+    pieces = answer_sentences(line)
+    return " ".join(f"{piece} {markers}" for piece in pieces) if len(pieces) > 1 else f"{line} {markers}"
 
 
 def focused_texts(
@@ -166,9 +180,13 @@ def answering_lines(
     sections = set(understanding.sections)
     specific = question_terms(understanding, [*names, *(source.chunk.patient_name or "" for source in sources)])
     texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
-    if specific:
-        about = {stay_of(s.chunk) for s in sources if specific & mentioned_words(texts[s.number])}
-        sources = [source for source in sources if stay_of(source.chunk) in about]
+    named = {
+        token for name in [*names, *(source.chunk.patient_name or "" for source in sources)] for token in tokenize(name)
+    }
+    for chosen_by in (specific, understanding.anchors - named):  # the thing asked, and the event it comes after
+        if chosen_by:
+            about = {stay_of(s.chunk) for s in sources if chosen_by & mentioned(texts[s.number])}
+            sources = [source for source in sources if stay_of(source.chunk) in about]
     kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
     for wanted_sections in (set(kind_sections[:1]), set(kind_sections), sections):
         if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
@@ -238,7 +256,8 @@ def affirms(line: str, terms: Set[str]) -> bool:
     """
     lowered = line.lower()
     for term in terms:
-        for match in re.finditer(rf"\b{re.escape(term)}\w*", lowered):
+        forms = "|".join(re.escape(form) for form in (term, *member_words(term)))
+        for match in re.finditer(rf"\b(?:{forms})\w*", lowered):
             before, after = lowered[: match.start()], lowered[match.end() :]
             if not _NEGATED_BEFORE.search(before) and not _NEGATED_AFTER.search(after):
                 return True
@@ -330,7 +349,7 @@ def _picked_lines(
     if in_section and len(text) <= _SHORT_LIST:
         return [_as_one_line(text)]
     lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
-    lines = [line for line in lines if not specific or specific & mentioned_words(line)]
+    lines = [line for line in lines if not specific or specific & mentioned(line)]
     if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
         lines = [line for line in lines if affirms(line, specific)]
     if specific and not lines and in_section and not about_patients:

@@ -41,7 +41,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"before {_ADMITTED}|home {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
-        r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home",
+        r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
+        r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)",
         ("Medications on Admission",),
     ),
     (
@@ -62,6 +63,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"complicat\w*|went wrong|go wrong|setbacks?|adverse events?|(?:problems?|issues?) (?:arose|arise|came up)"
+        r"|post-?op\w*|postoperative\w*|side[- ]effects?"
+        r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
         r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
         rf"|develop\w*.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY}"
         rf"|\bwhile (?:an? )?{_STAY}|during (?:the|their|his|her) {_STAY}",
@@ -81,8 +84,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"(?:come|came) (?:in)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
         r"|complain\w*|on arrival"
-        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|cc|reason for (?:the |this |that )?"
-        rf"(?:{_STAY}|visit)|chief complaint|symptoms? .{{0,20}}\b(?:led|brought)|why .{{0,30}}\badmitted",
+        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|cc"
+        rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
+        rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admitted|(?:came|come|coming) in (?:with|for)",
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
@@ -93,7 +97,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
-        r"|clinic|go back to|come back|return visit",
+        r"|clinic|go back to|come back|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?",
         ("Followup Instructions",),
     ),
     (r"instructions|advised|told to|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
@@ -130,32 +134,92 @@ KIND_SECTIONS: Final[dict[str, tuple[str, ...]]] = {
 """The sections that hold each kind of fact (a procedure: the procedure list and the hospital course)."""
 
 ADMISSIONS_SUMMARY: Final = "admissions_summary"
+_STAYS = r"(?:re)?admissions|stays|hospitali[sz]ations|visits|encounters"
+_OVER_TIME = (
+    r"summar\w*|overview|outline|recap|list|timeline|history|previous|prior|past|all|every|each|chronolog\w*"
+    r"|over (?:the|all|many) years|over time|so far|to date|in order|briefly|how many"
+)
 _SUMMARY = re.compile(
-    r"\b(?:summar\w*|overview|outline|recap|list|timeline|history)\b.{0,60}\b(?:admissions|stays|hospitali[sz]ations"
-    r"|visits|encounters)\b|\b(?:admissions|stays|hospitali[sz]ations)\b.{0,30}\b(?:over (?:the|all) (?:years|time)"
-    r"|so far|to date|in order)|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?"
-    r"|hospitali[sz]ations?)\b|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
-    r"|\badmission history\b|\bhistory of (?:\w+ )?admissions\b",
+    rf"\b(?:{_OVER_TIME})\b.{{0,60}}\b(?:{_STAYS})\b|\b(?:{_STAYS})\b.{{0,40}}\b(?:{_OVER_TIME})\b"
+    r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
+    r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b|\badmission history\b"
+    r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
+    r"|in the past|ever|before now|previously)\b",
     re.IGNORECASE,
 )
+_PLURAL_STAYS = re.compile(rf"\b(?:{_STAYS})\b", re.IGNORECASE)
+"""Stays in the plural: with no other kind of fact asked, the question is about the patient's admissions."""
+
+_ANCHOR = re.compile(
+    r"\b(?:after|following|since|post)\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?"
+    r"([a-z][\w/'-]*(?:\s+(?!(?:and|or|but|with|was|is|did|does|to|for|in|on|at|when|what|why|how)\b)"
+    r"[a-z][\w/'-]*){0,2})",
+    re.IGNORECASE,
+)
+"""A time named by an event ("after his knee replacement", "following the pneumonia"): its words say *when*, not
+what is asked (the complication after it, the follow-up after it)."""
+
+
+def anchor_spans(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` names the event it asks about the time after (the words after "after the").
+
+    Example:
+        >>> q = "Was he anaemic after the hip surgery?"
+        >>> [q[start:end] for start, end in anchor_spans(q)]
+        ['hip surgery']
+    """
+    return [(match.start(1), match.end(1)) for match in _ANCHOR.finditer(question)]
+
 
 _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)
+
+
+_PREPOSITION = re.compile(r"(?:on|at|after|in|with|for|before|during|to|of|from|while)\b", re.IGNORECASE)
 
 
 def fact_kind(question: str) -> str | None:
     """The kind of fact ``question`` asks for: :data:`ADMISSIONS_SUMMARY` for a summary of a patient's stays, else
     the kind of the section cue that comes first in the question (:data:`FACT_KINDS`), else ``None``.
 
+    Two general rules of English refine "the first cue": in a compound the last noun is the head ("the surgery
+    clinic" is a clinic, so a follow-up question), and an event named as a time ("after the operation") is not
+    what is asked — a question about a time after a procedure asks what happened then (a complication), unless
+    another cue says what it asks.
+
     Example:
         >>> fact_kind("What procedure did Ada Stone undergo?"), fact_kind("Summarize Ada's admissions over the years")
         ('procedure', 'admissions_summary')
+        >>> fact_kind("When should he be seen in the surgery clinic?"), fact_kind("Confused after the operation?")
+        ('followup', 'complication')
     """
     if _SUMMARY.search(question):
         return ADMISSIONS_SUMMARY
-    found = [
-        (match.start(), FACT_KINDS[sections[0]]) for pattern, sections in _CUES if (match := pattern.search(question))
-    ]
-    return min(found)[1] if found else None  # the first thing named: "What follow-up … after discharge?"
+    anchors = anchor_spans(question)
+    found: list[tuple[int, int, str]] = []
+    for pattern, sections in _CUES:
+        for match in pattern.finditer(question):
+            kind = FACT_KINDS[sections[0]]
+            inside = any(start <= match.start() < end for start, end in anchors)
+            if inside and kind == "procedure":
+                continue  # "after the operation": when, not what
+            found.append((match.start(), match.end(), kind))
+    found.sort()
+    heads = [
+        cue
+        for cue, after in zip(found, [*found[1:], None][: len(found)], strict=True)
+        if after is None
+        or after[2] == cue[2]
+        or after[0] < cue[1]
+        or question[cue[1] : after[0]].strip(" -") != ""
+        or _PREPOSITION.match(question, after[0]) is not None
+    ]  # a cue directly followed by another cue of another kind modifies it: "surgery clinic" is a clinic
+    if heads:
+        return heads[0][2]
+    if anchors:
+        return "complication"  # "anaemic after the hip surgery", "confused after the operation"
+    if _PLURAL_STAYS.search(question):
+        return ADMISSIONS_SUMMARY
+    return None
 
 
 def cue_spans(question: str) -> list[tuple[int, int]]:
@@ -169,6 +233,7 @@ def cue_spans(question: str) -> list[tuple[int, int]]:
     """
     spans = [(match.start(), match.end()) for pattern, _ in _CUES for match in pattern.finditer(question)]
     spans += [(match.start(), match.end()) for match in _SUMMARY.finditer(question)]
+    spans += [(match.start(), match.end()) for match in _PLURAL_STAYS.finditer(question)]
     return sorted(spans)
 
 

@@ -27,7 +27,8 @@ from typing import Final
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.intent import cue_spans, fact_kind, section_intent
+from clinrag.retrieve.classes import asked_classes
+from clinrag.retrieve.intent import anchor_spans, cue_spans, fact_kind, section_intent
 from clinrag.retrieve.vocabulary import correct_spelling, is_thing
 
 __all__ = [
@@ -83,6 +84,14 @@ class QueryUnderstanding:
     with the corrected words, after the expansions."""
     about_patients: bool = False
     """The question asks which patients have something ("Who was treated for a stroke?"), not about one patient."""
+    anchors: frozenset[str] = frozenset()
+    """The clinical things the question names as a *time* ("after his knee replacement", "following the
+    pneumonia"): they choose the admission a source must belong to, but the line that answers need not name them.
+    Their classes are among them."""
+    classes: tuple[str, ...] = ()
+    """The clinical classes the question names (:mod:`clinrag.retrieve.classes`: "antidepressant", "urologic
+    procedure", "delirium", and topics such as "tobacco use"); the non-topic ones are also among :attr:`things`
+    (or :attr:`anchors`), where a source naming a member counts as naming the class."""
 
 
 def understand(question: str, today: date | None = None, expand_abbreviations: bool = True) -> QueryUnderstanding:
@@ -106,6 +115,22 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         expansions += lay + shortened
     for _, right in corrections:  # the words as written stay (a citation quotes them); the corrections go last
         lexical += " " + right
+    kind = fact_kind(read)
+    things = asked_things(read, expansions)
+    anchors = anchored_things(read, expansions)
+    kept = _without(read, anchor_spans(read))
+    procedure_asked = kind == "procedure"
+    classes = asked_classes(kept, procedure_asked=procedure_asked)
+    anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
+    things |= {found.name for found in classes if found.kind != "topic"}
+    anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
+    if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
+        things, anchors = anchors, frozenset()
+    named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
+    if expand_abbreviations:
+        for found in dict.fromkeys((*classes, *anchor_classes)):
+            lexical += " " + found.expansion
+            expansions += ((found.name, found.expansion),)
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
@@ -114,11 +139,39 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         first_admission=_FIRST_ADMISSION.search(read) is not None,
         expansions=expansions,
         sections=section_intent(read),
-        fact_kind=fact_kind(read),
-        things=asked_things(read, expansions),
+        fact_kind=kind,
+        things=things - anchors,
         corrections=corrections,
         about_patients=asked_about(read) != read,
+        anchors=anchors,
+        classes=named,
     )
+
+
+def _without(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with the characters of ``spans`` blanked (positions kept)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _only(text: str, spans: list[tuple[int, int]]) -> str:
+    """The characters of ``spans`` of ``text``, each span on its own."""
+    return " . ".join(text[start:end] for start, end in spans)
+
+
+def anchored_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
+    """The tokens naming clinical things inside the events ``question`` names as a time ("after his knee
+    replacement"), with their expansions.
+
+    Example:
+        >>> sorted(anchored_things("Any problems after his knee replacement?"))
+        ['knee', 'replacement']
+    """
+    spans = anchor_spans(question)
+    if not spans:
+        return frozenset()
+    return _things_in(_only(question, spans), expansions)
 
 
 def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
@@ -131,9 +184,11 @@ def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) ->
         >>> asked_things("What follow-up was arranged for her after discharge?")
         frozenset()
     """
-    kept = question
-    for start, end in cue_spans(question):
-        kept = kept[:start] + " " * (end - start) + kept[end:]
+    kept = _without(question, [*cue_spans(question), *anchor_spans(question)])
+    return _things_in(kept, expansions)
+
+
+def _things_in(kept: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[str]:
     written = {token for token in tokenize(kept) if is_thing(token)}
     added = {
         token

@@ -35,6 +35,9 @@ SPECIALTY_VARIANTS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 """The ways a department is named in questions, by the department name nodes use."""
 
+_RECORD_WORDS: Final = frozenset({"admissions", "admission", "discharge", "discharges", "visits", "encounters"})
+"""Department names that are also words for the record's stays: they name the department only as a place."""
+
 _SCOPE_WORDS: Final = r"\b(?:in|at|from|within|of|for|among|across|by|on)\s+(?:the\s+)?"
 
 
@@ -76,6 +79,12 @@ def _names_dept(question: str, dept: str) -> bool:
     alternatives = "|".join(re.escape(variant) for variant in sorted(variants, key=len, reverse=True))
     # a department is named as a place ("in orthopaedics", "orthopaedic patients", "the psychiatry department"),
     # not as a word inside a clinical phrase ("cardiac arrest" names no department)
+    if dept.lower() in _RECORD_WORDS:  # "history of admissions" names stays, not the admissions department
+        as_place = (
+            rf"\b(?:in|at|within)\s+(?:the\s+)?(?:{alternatives})\b(?!\s+(?:over|so far|to date|history))"
+            rf"|\b(?:{alternatives})\s+(?:department|dept|unit|ward|service|office)\b"
+        )
+        return re.search(as_place, question, re.IGNORECASE) is not None
     as_place = (
         rf"{_SCOPE_WORDS}(?:{alternatives})\b"
         rf"|\b(?:{alternatives})\s+(?:patients|admissions|department|dept|unit|ward|service|stays)\b"
