@@ -193,6 +193,13 @@ def test_fuzzed_bodies_unauthenticated_oversized_or_nested_are_refused_without_a
     sent = [0]
     with ThreadServer(app) as server, httpx.Client(timeout=30) as client:
         url = f"{server.url}/v1/retrieve"
+        # what the node says whatever it is sent: a generated string that happens to be part of these ("missing ")
+        # is not an echo
+        fixed = " ".join(
+            client.post(url, content=content, headers=headers).text
+            for content, headers in ((b"", {}), (b" " * (limits.max_body_bytes + 1), token), (b"[]", token))
+        )
+        sent[0] += 3
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
             @given(case=operation.as_strategy(mode))
@@ -206,7 +213,7 @@ def test_fuzzed_bodies_unauthenticated_oversized_or_nested_are_refused_without_a
                     body = json.dumps(case.body).encode()
                 padded = body + b" " * (limits.max_body_bytes + 1 - len(body))
                 nested = b'{"query": "q", "filters": {"orgs": ' + b"[" * 5000 + body + b"]" * 5000 + b"}}"
-                secrets = [text for text in _strings(case.body) if len(text) >= 8 and text not in published]
+                secrets = [text for text in _strings(case.body) if len(text) >= 8 and text not in published + fixed]
                 deep = 422 if len(nested) <= limits.max_body_bytes else 413
                 for content, headers, status in ((body, {}, 401), (padded, token, 413), (nested, token, deep)):
                     reply = client.post(url, content=content, headers=headers)
