@@ -115,3 +115,24 @@ def test_an_event_named_as_a_time_chooses_the_stay_not_the_line() -> None:
     assert understanding.fact_kind == "complication"
     assert "knee" in understanding.anchors
     assert "knee" not in understanding.things
+
+
+@pytest.mark.parametrize(
+    ("question", "study_text", "other_text"),
+    [
+        ("Did Ada Stone have an MRI of the brain?", "MRI brain: no acute infarct.", "BLOOD WBC-7.1 Hgb-13.1"),
+        ("What did Ada Stone's CT show?", "CT head without contrast: no bleed.", "CXR: no infiltrate."),
+        ("Was an echo done on Ada Stone?", "TTE: LVEF 55%, no wall motion abnormality.", "ECG: sinus rhythm."),
+    ],
+)
+def test_a_named_study_needs_a_source_naming_that_study(question: str, study_text: str, other_text: str) -> None:
+    understanding = understand(question)
+    terms = question_terms(understanding, ["Ada Stone"])
+    assert terms, understanding
+    assert terms & mentioned(study_text)
+    assert not terms & mentioned(other_text)
+
+
+@pytest.mark.parametrize("question", ["What tests did Ada Stone have?", "Any labs for Ada Stone?"])
+def test_general_result_words_name_no_study(question: str) -> None:
+    assert question_terms(understand(question), ["Ada Stone"]) == frozenset()

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from clinrag.index.lexical import mentioned_words
 
-ClassKind = Literal["drug", "procedure", "condition", "topic"]
+ClassKind = Literal["drug", "procedure", "condition", "study", "topic"]
 
 _WORD: Final = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES: Final = (
@@ -165,7 +165,7 @@ def _contains(sequence: Sequence[str], phrase: Sequence[str]) -> list[int]:
 
 def asked_classes(
     question: str,
-    kinds: Iterable[ClassKind] = ("drug", "procedure", "condition", "topic"),
+    kinds: Iterable[ClassKind] = ("drug", "procedure", "condition", "study", "topic"),
     procedure_asked: bool = False,
 ) -> tuple[ClinicalClass, ...]:
     """The classes of the given kinds that ``question`` names, in vocabulary order; a procedure group also by a
