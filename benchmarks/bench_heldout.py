@@ -1,12 +1,13 @@
 """The held-out answer benchmark (issue 14): questions built from the cohort's gold facts and phrased by families of
 wordings, split by family into a dev half (tuned on) and a test half (reported), plus hand-written free-form
 questions never used for tuning (``freeform``: the first set, since seen; ``freeform2``: a second blind set, written
-after the fixes the first set led to and run once); graded automatically (correct, incomplete, wrongly abstained, wrong patient,
+after the fixes the first set led to and run once; ``test2``: new phrasing families and must-abstain wordings,
+written and committed after all tuning, run once); graded automatically (correct, incomplete, wrongly abstained, wrong patient,
 contradicts the record; should-abstain questions: abstained or not). Dev and test are reported side by side so the
 size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,test2] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -23,7 +24,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clinrag.evaluate.heldout import CohortView, Graded, HeldoutQuestion, build_questions, grade, summarise
+from clinrag.evaluate.heldout import (
+    CohortView,
+    Graded,
+    HeldoutQuestion,
+    build_questions,
+    build_questions_2,
+    grade,
+    summarise,
+)
 from clinrag.evaluate.heldout_freeform import FREEFORM_2, freeform_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
@@ -82,6 +91,7 @@ def main() -> None:
         build_questions(view, seed=args.seed)
         + freeform_questions(view)
         + freeform_questions(view, FREEFORM_2, "freeform2")
+        + build_questions_2(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -130,7 +140,8 @@ def main() -> None:
         {
             "cohort": {"patients": args.patients, "seed": args.seed, "hospital": "A"},
             "questions": {
-                split: sum(q.split == split for q in questions) for split in ("dev", "test", "freeform", "freeform2")
+                split: sum(q.split == split for q in questions)
+                for split in ("dev", "test", "freeform", "freeform2", "test2")
             },
             "generators": figures,
         },

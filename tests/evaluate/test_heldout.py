@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import doctest
+import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from clinrag.evaluate import heldout, heldout_freeform, heldout_questions
-from clinrag.evaluate.heldout import CohortView, HeldoutQuestion, build_questions, grade
+from clinrag.evaluate import answers, heldout, heldout_freeform, heldout_questions, heldout_questions_2
+from clinrag.evaluate.heldout import CohortView, HeldoutQuestion, build_questions, build_questions_2, grade
 from clinrag.evaluate.heldout_freeform import FREEFORM
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
 
 
-@pytest.mark.parametrize("module", [heldout, heldout_questions, heldout_freeform])
+@pytest.mark.parametrize("module", [heldout, heldout_questions, heldout_freeform, heldout_questions_2])
 def test_examples_in_docstrings(module: object) -> None:
     outcome = doctest.testmod(module)  # type: ignore[arg-type]
     assert outcome.attempted > 0
@@ -139,3 +141,63 @@ def test_the_free_form_questions_are_well_formed() -> None:
         assert row.get("abstain", False) or row["expected"], row
         assert 1 <= int(row.get("need", 1)) <= max(len(row.get("expected", ())), 1)
     assert sum(bool(row.get("abstain")) for row in rows) >= 10
+
+
+def _wording(template: str) -> str:
+    """A template with its placeholders, case and punctuation made alike, to compare wordings."""
+    return " ".join(re.sub(r"[^a-z0-9/ ]+", " ", re.sub(r"\{\w+\}", "N", template).lower()).split())
+
+
+def test_the_second_test_split_uses_only_new_wordings() -> None:
+    assert set(heldout_questions_2.FAMILIES_2) == set(FAMILIES)
+    seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
+    seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
+    templated = [
+        t for families in heldout_questions_2.FAMILIES_2.values() for templates in families.values() for t in templates
+    ]
+    rejecting = [
+        *heldout_questions_2.NEGATIVE_TEMPLATES_2,
+        *heldout_questions_2.NOISE_TEMPLATES_2,
+        *heldout_questions_2.UNSEEN_TEMPLATES_2,
+        *heldout_questions_2.WRONG_NAME_TEMPLATES_2,
+    ]
+    for families in heldout_questions_2.FAMILIES_2.values():
+        assert len(families) >= 2
+        assert all(len(templates) >= 2 for templates in families.values())
+    for new in (templated, rejecting):  # unseen patients may be asked in the new split's own wordings
+        assert len({_wording(t) for t in new}) == len(new)
+        assert not {_wording(t) for t in new} & seen
+    assert not set(heldout_questions_2.INVENTED_FIRST_NAMES_2) & set(heldout._INVENTED_FIRST_NAMES)
+
+
+def test_the_first_splits_are_unchanged(view: CohortView, questions: list[HeldoutQuestion]) -> None:
+    pinned = {
+        "families": FAMILIES,
+        "splits": {intent: {f: split_of(intent, f) for f in families} for intent, families in FAMILIES.items()},
+        "neg": answers.NEGATIVE_TEMPLATES,
+        "noise": answers.NOISE_TEMPLATES,
+        "invented": heldout._INVENTED_FIRST_NAMES,
+    }
+    digest = hashlib.sha256(json.dumps(pinned, sort_keys=True).encode()).hexdigest()
+    assert digest == "701810a432fd8c97d87af58ad625b89e4f2a1253bc01d70e75d8082c70b2aa81"
+    assert {q.split for q in questions} == {"dev", "test"}
+    build_questions_2(view, seed=11)
+    assert build_questions(view, seed=11) == questions  # the second split draws from its own random stream
+
+
+def test_the_second_test_split_names_its_patients(view: CohortView) -> None:
+    second = build_questions_2(view, seed=11)
+    assert {q.split for q in second} == {"test2"}
+    answerable = [q for q in second if not q.abstain]
+    assert {q.intent for q in answerable} == set(FAMILIES)
+    for question in answerable:
+        assert question.subject_id is not None
+        first, _, last = view.names[question.subject_id].partition(" ")
+        forms = (f"{first} {last}", f"{last}, {first}", f"{first} {last}".lower())
+        assert any(form in question.text for form in forms), question.text
+    rejecting = [q for q in second if q.abstain]
+    assert {q.intent for q in rejecting} >= {"negative", "noise", "unseen", "wrong_name"}
+    full_names = set(view.names.values())
+    for question in rejecting:
+        if question.intent in ("unseen", "wrong_name"):
+            assert not any(name in question.text for name in full_names), question.text

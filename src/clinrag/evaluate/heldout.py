@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from clinrag.evaluate import heldout_questions_2 as second
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Answer
@@ -201,6 +202,63 @@ def _must_abstain(view: CohortView, rng: random.Random) -> list[HeldoutQuestion]
         found.append(
             HeldoutQuestion(text.format(name=invented), "wrong_name", "wrong_name", _half(index), None, abstain=True)
         )
+    return found
+
+
+TEST2: Final = "test2"
+"""The second blind test split (:mod:`clinrag.evaluate.heldout_questions_2`)."""
+
+
+def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test2``: the new phrasing families of every intent, ``per_template`` patients each, and must-abstain
+    questions in new wordings (tests and drugs no note of the node mentions, patients of other hospitals, real
+    surnames with invented first names). Its own random stream, so the dev and test splits are unchanged."""
+    rng = random.Random(f"test2-{seed}")
+    questions: list[HeldoutQuestion] = []
+    for intent, families in second.FAMILIES_2.items():
+        eligible = [(sid, gold) for sid in sorted(view.names) if (gold := _gold(view, intent, sid)) is not None]
+        for family, templates in families.items():
+            for template in templates:
+                for sid, (expected, need, ordered) in rng.sample(eligible, min(per_template, len(eligible))):
+                    text = _fill(template, view.names[sid])
+                    forbidden = CONTRADICTING_COMPLICATION if intent == "complication" else ()
+                    questions.append(
+                        HeldoutQuestion(text, intent, family, TEST2, sid, expected, need, forbidden, ordered)
+                    )
+    return questions + _must_abstain_2(view, rng)
+
+
+def _fill(template: str, name: str) -> str:
+    first, _, last = name.partition(" ")
+    return template.format(name=name, poss=_possessive(name), listed=f"{last}, {first}", lower=name.lower())
+
+
+def _must_abstain_2(view: CohortView, rng: random.Random, per_kind: int = 20) -> list[HeldoutQuestion]:
+    names = sorted(view.names.values())
+    corpus = " ".join(text for _, _, text in view.notes.values()).lower()
+
+    def absent(items: Iterable[str]) -> list[str]:
+        return [item for item in items if not re.search(rf"\b{re.escape(item.lower())}\b", corpus)]
+
+    topics, drugs = absent(second.ABSENT_TOPICS_2), absent(second.ABSENT_DRUGS_2)
+    found: list[HeldoutQuestion] = []
+    for _ in range(per_kind if topics else 0):
+        name = rng.choice(names)
+        text = rng.choice(second.NEGATIVE_TEMPLATES_2).format(
+            name=name, poss=_possessive(name), topic=rng.choice(topics)
+        )
+        found.append(HeldoutQuestion(text, "negative", "rejection", TEST2, None, abstain=True))
+    for _ in range(per_kind if drugs else 0):
+        text = rng.choice(second.NOISE_TEMPLATES_2).format(name=rng.choice(names), drug=rng.choice(drugs))
+        found.append(HeldoutQuestion(text, "noise", "rejection", TEST2, None, abstain=True))
+    for name in rng.sample(view.others, min(per_kind, len(view.others))):
+        text = rng.choice(second.UNSEEN_TEMPLATES_2).format(name=name)
+        found.append(HeldoutQuestion(text, "unseen", "unseen", TEST2, None, abstain=True))
+    taken = {name.split()[0] for name in names}
+    invented = [first for first in second.INVENTED_FIRST_NAMES_2 if first not in taken]
+    for name in rng.sample(names, min(per_kind, len(names))):
+        text = rng.choice(second.WRONG_NAME_TEMPLATES_2).format(name=f"{rng.choice(invented)} {name.split()[-1]}")
+        found.append(HeldoutQuestion(text, "wrong_name", "wrong_name", TEST2, None, abstain=True))
     return found
 
 
