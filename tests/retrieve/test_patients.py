@@ -843,3 +843,18 @@ def test_an_unknown_full_name_the_tagger_takes_for_a_place_is_still_an_unknown_p
     assert not resolution.subject_ids
     for institution in ("Who was treated at Hospital A for a stroke?", "Which patients at Mayo Clinic had AF?"):
         assert registry.resolve(institution).unknown_persons == ()
+
+
+def test_a_full_name_the_tagger_misses_in_a_terse_question_is_still_an_unknown_person() -> None:
+    registry = PatientRegistry([(10000001, "Deanna Mahoney"), (10000002, "Ada Stone")])
+    for question in ("allergies - Jillian Mills?", "meds for Ada Stone and Jillian Mills"):
+        assert "Jillian Mills" in registry.resolve(question).unknown_persons, question
+    assert registry.resolve("allergies - Deanna Mahoney?").subject_ids == {10000001}
+    for plain in (
+        "Who had Heart Failure?",
+        "Which patients were seen in the Emergency Department?",
+        "Is Medicare or Medicaid more common?",
+        "pls show the Discharge Summary for Ada Stone",
+        "any Lisinopril allergy?",
+    ):
+        assert registry.resolve(plain).unknown_persons == (), plain

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from clinrag.errors import ClinragError
+from clinrag.retrieve.vocabulary import KIND_WORDS, is_thing, zipf
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -959,6 +960,53 @@ class PatientRegistry:
                 mentions.append(PatientMention(span.text, span.start, span.end, ids, how))
             else:
                 unknown.append(span)
+        if not mentions and not unknown and not parsed.titled:
+            unknown.extend(_untagged_names(parsed))
+
+
+NAME_WORD_ZIPF: Final = 4.5
+"""A capitalised word at least this frequent in English ("Heart", "Failure", "Stone") is not taken for a name by
+`_untagged_names`; given names and surnames are mostly rarer ("Jillian" 3.1, "Mills" 4.2)."""
+
+
+def _untagged_names(parsed: _Question) -> list[_Span]:
+    """Two or three adjoining capitalised words, not opening the question, that read as a person's name although
+    the tagger missed it in a terse question ("allergies - Jillian Mills?"): none a clinical term, a drug, a word
+    for a kind of information, an institution or a function word, and each rarer in English than
+    `NAME_WORD_ZIPF`. The registry knew none of them, so the question names someone it does not hold, and must
+    not be answered about everyone."""
+    tokens, found = parsed.tokens, []
+    i = 0
+    while i < len(tokens):
+        run = i
+        while (
+            run < len(tokens)
+            and run - i < 3
+            and _name_word(tokens[run])
+            and (run == i or parsed.gaps[run - 1] == _JOIN)
+        ):
+            run += 1
+        if run - i >= 2 and not _starts_sentence(parsed, i):
+            start, end = tokens[i].start, tokens[run - 1].end
+            found.append(_Span(start, end, parsed.text[start:end]))
+        i = max(run, i + 1)
+    return found
+
+
+def _name_word(token: _Token) -> bool:
+    key = token.key
+    return (
+        token.capitalised
+        and not token.shouted
+        and len(key) > 1
+        and key.isalpha()
+        and key not in _NOT_NAMES
+        and key not in KIND_WORDS
+        and key not in _INSTITUTION_WORDS
+        and not _is_drug(key)
+        and not is_thing(key)
+        and zipf(key) < NAME_WORD_ZIPF
+    )
 
 
 @functools.lru_cache(maxsize=512)

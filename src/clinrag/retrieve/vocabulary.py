@@ -112,7 +112,13 @@ def clinical_words() -> frozenset[str]:
 
 
 @functools.cache
-def _zipf(word: str) -> float:
+def zipf(word: str) -> float:
+    """How common ``word`` is in English (Zipf scale, wordfreq's small list: 0 unknown, 7 "the").
+
+    Example:
+        >>> zipf("heart") > zipf("jillian")
+        True
+    """
     from wordfreq import zipf_frequency
 
     return float(zipf_frequency(word, "en", wordlist="small"))
@@ -133,8 +139,8 @@ def is_thing(token: str) -> bool:
         return False
     if _looks_like_drug(token):
         return True
-    zipf = _zipf(token)
-    return zipf < RARE_ZIPF or (token in clinical_words() and zipf < COMMON_ZIPF)
+    frequency = zipf(token)
+    return frequency < RARE_ZIPF or (token in clinical_words() and frequency < COMMON_ZIPF)
 
 
 @functools.cache
@@ -188,7 +194,7 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         opening = not text[: match.start()].strip()  # the first word is capitalised as any first word is
         if len(word) < 4 or not word.isalpha() or not (word.islower() or (opening and word.istitle())):
             return word  # capitalised mid-sentence: maybe a name
-        if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or _zipf(lowered) > 0.0:
+        if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or zipf(lowered) > 0.0:
             return word
         nearest = _nearest_kind_word(lowered)
         if nearest is None:
