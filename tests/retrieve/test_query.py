@@ -413,3 +413,12 @@ def test_the_dense_text_is_never_changed() -> None:
     question = "SOB since 2019, lap chole, coronary artery disease"
     assert understand(question).text == question
     assert understand(question, expand_abbreviations=False).lexical_text == question
+
+
+def test_a_results_question_naming_an_examination_needs_that_examination() -> None:
+    from clinrag.retrieve.query import understand
+
+    assert "sleep" in understand("sleep study findings for Penny Allen").things
+    assert "pet" in understand("PET scan for Ada Stone?").things
+    assert understand("What tests did Ada Stone have?").things == frozenset()
+    assert understand("Any recent lab tests for Ada Stone?").things == frozenset()

@@ -29,7 +29,7 @@ from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable,
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes
 from clinrag.retrieve.intent import anchor_spans, cue_spans, fact_kind, section_intent
-from clinrag.retrieve.vocabulary import correct_spelling, is_thing
+from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_thing
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -124,6 +124,8 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
     things |= {found.name for found in classes if found.kind != "topic"}
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
+    if kind == "results":
+        things |= examination_qualifiers(read)
     if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
         things, anchors = anchors, frozenset()
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
@@ -146,6 +148,27 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         anchors=anchors,
         classes=named,
     )
+
+
+_EXAMINATION = re.compile(
+    r"\b([a-z][a-z0-9-]*)\s+(?:scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?)\b", re.IGNORECASE
+)
+_NOT_QUALIFIERS: Final = frozenset({"recent", "last", "latest", "first", "previous", "prior", "other", "any", "new"})
+
+
+def examination_qualifiers(question: str) -> frozenset[str]:
+    """The words that say which examination a results question asks about ("sleep" study, "PET" scan): things to
+    find, however common in English, so that a record of other results does not answer it.
+
+    Example:
+        >>> sorted(examination_qualifiers("Sleep study findings for Ada Stone? Any recent tests?"))
+        ['sleep']
+    """
+    found: set[str] = set()
+    for match in _EXAMINATION.finditer(question):
+        words = tokenize(match.group(1))
+        found.update(word for word in words if word not in KIND_WORDS and word not in _NOT_QUALIFIERS)
+    return frozenset(found)
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:
