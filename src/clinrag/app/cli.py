@@ -29,6 +29,7 @@ from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.openai_api import api_app
 from clinrag.app.search_cli import search_command
+from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
@@ -219,6 +220,7 @@ app.add_typer(node_app, name="node")
 app.add_typer(idp_app, name="idp")
 app.add_typer(api_app, name="api")
 app.command("search")(search_command)
+app.command("similar")(similar_command)
 app.command("ask")(ask_command)
 app.command("token")(token_command)
 app.command("audit")(audit_command)
