@@ -62,7 +62,18 @@ def _json_answer(output: str) -> bool:
     return not answer["abstained"] and bool(answer["cited"])
 
 
+def _counted(output: str) -> bool:
+    return "route: population" in output and "Hospital C" in output
+
+
+def _counted_json(output: str) -> bool:
+    answer = json.loads(output)
+    return answer["route"]["route"] == "population" and bool(answer["population"]["results"])
+
+
 SERVED: list[tuple[str, Expectation]] = [
+    ("stroke, by hospital? --as A.phys.neur", Expectation(0, _counted, "a count per hospital, A to C")),
+    ("more common? --as A.phys --json", Expectation(0, _counted_json, "aggregates, as JSON")),
     ("stroke? --as A.phys.neur --json", Expectation(0, _json_answer, "one JSON object with a cited answer")),
     ("stroke? --as A.phys.neur", Expectation(0, _answered, "a cited answer from the three hospitals")),
     ("stroke? --as A.phys", Expectation(0, lambda out: "C/neurology" in out, "C's neurology denied, and said")),
