@@ -19,8 +19,12 @@ from typing import Annotated, Any, Final
 import typer
 from rich.table import Table
 
-from clinrag.app.console import console, errors
+from clinrag.access.demo import demo_user
+from clinrag.app.ask_cli import _sign_in
+from clinrag.app.console import ConfigOption, console, errors, settings_for
 from clinrag.errors import ClinragError
+from clinrag.federation.root import load_federation
+from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.similar import MAX_RATIO, SimilarityError, SimilarResult, Weights, find_similar
 from clinrag.population.similar_sets import KIND_WORDS, KINDS, Kind
@@ -140,6 +144,43 @@ def print_result(result: SimilarResult, names: dict[int, str | None]) -> None:
     console.print(table)
 
 
+def outcome_json(outcome: SimilarOutcome) -> list[dict[str, Any]]:
+    """The federated matches as `result_json` rows, each with its organisation."""
+    rows = []
+    for found in outcome.matches:
+        match = found.match
+        row: dict[str, Any] = {"org": found.org, "subject_id": match.subject_id}
+        if match.hadm_id is not None:
+            row["hadm_id"] = match.hadm_id
+        row["score"] = round(match.score, 6)
+        row["jaccard"] = {kind: round(match.jaccard.get(kind, 0.0), 6) for kind in KINDS}
+        row["shared"] = {kind: [s.model_dump(exclude_none=True) for s in match.shared.get(kind, [])] for kind in KINDS}
+        rows.append(row)
+    return rows
+
+
+def print_outcome(outcome: SimilarOutcome) -> None:
+    """The merged ranking (organisation, patient, score, shared codes) and how each organisation answered."""
+    console.print(f"Similar to patient {outcome.subject_id} of {outcome.org}, across the federation")
+    if outcome.matches:
+        table = Table(title=f"{len(outcome.matches)} similar patients")
+        for column in ("#", "org", "patient", "score", *(f"shared {KIND_WORDS[kind]}" for kind in KINDS)):
+            table.add_column(column, overflow="fold")
+        for index, found in enumerate(outcome.matches):
+            m = found.match
+            shared = ["; ".join(s.title or s.code for s in m.shared.get(kind, [])[:SHOWN_SHARED]) for kind in KINDS]
+            table.add_row(str(index + 1), found.org, str(m.subject_id), f"{m.score:.3f}", *shared)
+        console.print(table)
+    else:
+        console.print("[yellow]No similar patient among the records you may see.[/yellow]")
+    parts = Table(title="organisations")
+    for column in ("org", "status", "reason", "denied", "seconds"):
+        parts.add_column(column, overflow="fold")
+    for part in outcome.parts:
+        parts.add_row(part.org, part.status, part.reason, ", ".join(part.denied), f"{part.seconds:.2f}")
+    console.print(parts)
+
+
 def similar_command(
     patient: Annotated[str, typer.Argument(help="A subject_id or a full name ('Betty Henry').")],
     k: Annotated[int, typer.Option("--k", "-k", help="How many similar patients to show.")] = 15,
@@ -159,15 +200,47 @@ def similar_command(
         "data/demo/nodes/A"
     ),
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    as_user: Annotated[
+        str | None,
+        typer.Option("--as", help="Ask every hospital as this user (signs in at their hospital, e.g. A.phys)."),
+    ] = None,
+    org: Annotated[
+        str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")
+    ] = None,
+    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Print the patients most similar to PATIENT by diagnoses, medications and procedures (weighted Jaccard).
 
     Score = λ1·J(diagnoses) + λ2·J(medications) + λ3·J(procedures) over the codes in the node's population
     tables; the patient is never in their own result. Shows each kind's Jaccard and the shared codes and drugs.
 
+    With --as USER, PATIENT is a patient of USER's hospital (a subject_id, or a name in --node's registry): their
+    codes there are ranked against every hospital's patients that USER may retrieve, merged by score. Hospitals
+    share no patient identifier, so one person known to two hospitals is two results.
+
     Example: clinrag similar "Betty Henry" --node data/demo/nodes/A -k 10 --preset complementary --task med
+    Example: clinrag similar 10000032 --as A.phys.neur
     """
     try:
+        if as_user is not None:
+            _similar_federated(
+                patient,
+                as_user,
+                org,
+                federation,
+                config,
+                node,
+                k,
+                weights,
+                preset,
+                task,
+                per,
+                min_score,
+                max_ratio,
+                as_json,
+            )
+            return
         if per not in ("patient", "admission"):
             raise SimilarityError(f"--per must be patient or admission, not {per!r}")
         chosen = _weights(weights, preset, task)
@@ -191,3 +264,44 @@ def similar_command(
         typer.echo(json.dumps(result_json(result), indent=1, ensure_ascii=False))
     else:
         print_result(result, names)
+
+
+def _similar_federated(
+    patient: str,
+    as_user: str,
+    org: str | None,
+    federation: Path | None,
+    config: Path | None,
+    node: Path,
+    k: int,
+    weights: str | None,
+    preset: str | None,
+    task: str,
+    per: str,
+    min_score: float,
+    max_ratio: float,
+    as_json: bool,
+) -> None:
+    if per not in ("patient", "admission"):
+        raise SimilarityError(f"--per must be patient or admission, not {per!r}")
+    if k <= 0:
+        raise SimilarityError(f"k must be at least 1, not {k}")
+    chosen = _weights(weights, preset, task)
+    subject_id = resolve_patient(patient, {} if patient.strip().isdigit() else registry_names(node))
+    loaded = settings_for(config, {"federation": {"file": federation}}).settings
+    orgs = load_federation(loaded.federation.file)
+    bearer = _sign_in(loaded, orgs, as_user, org)
+    home = org or demo_user(as_user).org  # _sign_in has checked the user is a demo user when no --org
+    outcome = FederatedSimilar(orgs, bearer, loaded.federation).find(
+        home,
+        subject_id,
+        k=min(k, 200),
+        per=per,
+        weights={"dx": chosen.dx, "med": chosen.med, "proc": chosen.proc},
+        min_score=min_score,
+        max_ratio=max_ratio,
+    )
+    if as_json:
+        typer.echo(json.dumps(outcome_json(outcome), indent=1, ensure_ascii=False))
+    else:
+        print_outcome(outcome)

@@ -50,12 +50,15 @@ from clinrag.federation.protocol import (
     Problem,
     RetrieveRequest,
     RetrieveResponse,
+    SimilarRequest,
+    SimilarResponse,
     VocabularyRequest,
     VocabularyResponse,
     field_problems,
     retrieve_request_schema,
 )
 from clinrag.federation.serving import BodyTooLargeError, RateLimiter, bearer_token, read_capped, retry_after
+from clinrag.federation.similar_node import answer_similar
 from clinrag.federation.tree import NodeTree, TreeOutcome
 from clinrag.index.embed import Embedder
 from clinrag.retrieve.candidates import (
@@ -353,13 +356,24 @@ def create_node_app(
         limited to the departments the token's user may see. Guarded like /v1/retrieve."""
         return await guard.serve(request, VocabularyRequest, lambda actor, _: answer_vocabulary(node, actor))
 
+    @app.post(
+        f"/{API_VERSION}/similar",
+        response_model=SimilarResponse,
+        openapi_extra=_body_of("SimilarRequest"),
+        responses=refusals,
+    )
+    async def similar(request: Request) -> Response:
+        """The patients here most similar to a query patient by their codes (weighted Jaccard), only those the
+        token's user may retrieve; ``sets_of`` also returns the query patient's sets. Guarded like /v1/retrieve."""
+        return await guard.serve(request, SimilarRequest, lambda actor, asked: answer_similar(node, actor, asked))
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
             published = schema.setdefault("components", {}).setdefault("schemas", {})
             body = retrieve_request_schema()
             bodies = {**body.pop("$defs", {}), "RetrieveRequest": body}
-            for model in (PopulationRequest, VocabularyRequest):
+            for model in (PopulationRequest, VocabularyRequest, SimilarRequest):
                 schema_of = model.model_json_schema(ref_template="#/components/schemas/{model}")
                 bodies = {**bodies, **schema_of.pop("$defs", {}), model.__name__: schema_of}
             for name, definition in bodies.items():

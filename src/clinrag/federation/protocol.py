@@ -16,7 +16,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from clinrag.population.node import NodeTerms
@@ -203,6 +203,77 @@ class VocabularyResponse(Message):
     node: str
     terms: NodeTerms | None = None
     denied: list[Denial] = Field(default_factory=list)
+
+
+MAX_SIMILAR_ITEMS = 5000
+"""Most codes (or drugs) one kind of a similar-patients query may list."""
+MAX_SIMILAR_K = 200
+"""Most similar patients one node returns."""
+SimilarItem = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FILTER_TEXT)]
+SimilarItems = Annotated[list[SimilarItem], Field(max_length=MAX_SIMILAR_ITEMS)]
+Score = Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]
+
+
+class KindSets(Message):
+    """A patient's code sets, as item keys: diagnoses and procedures ``VERSION:CODE`` (``10:I10``), medications the
+    normalised drug name."""
+
+    dx: SimilarItems = Field(default_factory=list, description="Diagnoses, VERSION:CODE.")
+    med: SimilarItems = Field(default_factory=list, description="Normalised drug names.")
+    proc: SimilarItems = Field(default_factory=list, description="Procedures, VERSION:CODE.")
+
+
+class SimilarWeights(Message):
+    """The λ of each kind (non-negative; a sum of 0 is answered with an error, nothing ranked)."""
+
+    dx: Score = 1 / 3
+    med: Score = 1 / 3
+    proc: Score = 1 / 3
+
+
+class SimilarRequest(Message):
+    """Similar patients for the bearer token's user (`POST /v1/similar`). ``sets_of``: the query patient is this
+    node's patient (the asker's own hospital): their visible code sets are used, returned in ``query_sets``, and
+    they are never in the result. ``sets``: the query patient's code sets from another hospital (ids are not shared
+    between hospitals). ``sets_of`` wins when both are given; neither is answered with an error."""
+
+    sets_of: int | None = Field(None, ge=0, le=2**62, description="A subject_id of this node.")
+    sets: KindSets | None = Field(None, description="The query patient's code sets.")
+    weights: SimilarWeights = Field(default_factory=SimilarWeights)
+    k: int = Field(15, ge=1, le=MAX_SIMILAR_K, description="Similar patients to return.")
+    per: Literal["patient", "admission"] = Field("patient", description="Patients, or admissions (the latest).")
+    min_score: Score = Field(0.0, description="Leave out scores below this.")
+    max_ratio: Score = Field(10.0, description="A kind counts 0 when set sizes differ more than this (0: off).")
+
+
+class SharedCode(Message):
+    """An item two patients share: code (or drug name), title, ICD version (None for a drug)."""
+
+    code: str
+    title: str = ""
+    version: int | None = None
+
+
+class SimilarMatch(Message):
+    """One similar patient of the answering node (per admission: one admission)."""
+
+    subject_id: int
+    hadm_id: int | None = None
+    score: float
+    jaccard: dict[str, float] = Field(default_factory=dict, description="Jaccard index per kind (dx, med, proc).")
+    shared: dict[str, list[SharedCode]] = Field(default_factory=dict, description="Shared items per kind.")
+
+
+class SimilarResponse(Message):
+    """A node's similar patients, only among those the user may retrieve; the departments ranked and denied."""
+
+    node: str
+    matches: list[SimilarMatch] = Field(default_factory=list, description="Best first, ties by id.")
+    query_sets: KindSets | None = Field(None, description="With `sets_of`: the query patient's visible sets.")
+    searched: list[str] = Field(default_factory=list, description="Leaves (departments) whose records counted.")
+    denied: list[Denial] = Field(default_factory=list, description="Routers and leaves the policies refused.")
+    errors: list[PathError] = Field(default_factory=list, description="What failed, in ids and words; no data.")
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
 
 
 class LeafInfo(Message):
