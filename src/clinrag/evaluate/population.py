@@ -35,6 +35,7 @@ from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import LeafSpec, NodeConfig, RouterSpec
 from clinrag.federation.node import Node
 from clinrag.federation.population_node import answer_population, answer_vocabulary
+from clinrag.federation.population_root import part_of
 from clinrag.federation.protocol import PopulationRequest
 from clinrag.federation.tree import NodeTree
 from clinrag.generate.planner import Plan, Planner
@@ -43,7 +44,7 @@ from clinrag.generate.routed import PopulationCounter, answer_routed
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.node import LocalCounter
-from clinrag.population.outcome import OrgPart, PopulationOutcome
+from clinrag.population.outcome import PopulationOutcome
 from clinrag.population.query import PopulationQuery
 from clinrag.population.results import Cell, Count, OrgAggregate
 from clinrag.population.vocabulary import Vocabulary
@@ -130,26 +131,7 @@ class UserCounter:
             started = time.perf_counter()
             reply = answer_population(node, self.actor, PopulationRequest(query=query), node.min_cell)
             name, seconds = self.federation.names[org], time.perf_counter() - started
-            denied = tuple(d.path for d in reply.denied)
-            if reply.errors:
-                reason = "; ".join(e.message for e in reply.errors)
-                parts.append(OrgPart(org=org, name=name, status="error", reason=reason, denied=denied))
-            elif reply.aggregate is None:
-                parts.append(OrgPart(org=org, name=name, status="denied", reason="denied by policy", denied=denied))
-            else:
-                aggregate = reply.aggregate
-                parts.append(
-                    OrgPart(
-                        org=org,
-                        name=name,
-                        status=aggregate.status,
-                        reason=aggregate.reason,
-                        counted=tuple(reply.counted),
-                        denied=denied,
-                        aggregate=aggregate,
-                        seconds=seconds,
-                    )
-                )
+            parts.append(part_of(org, name, reply, seconds))
         return PopulationOutcome.of(query, parts)
 
     def vocabulary(self) -> Vocabulary:

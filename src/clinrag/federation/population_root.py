@@ -105,29 +105,7 @@ class FederatedCounter:
         except _ExchangeError as failed:
             seconds = time.perf_counter() - started
             return OrgPart(org=endpoint.org, name=name, status=failed.status, reason=failed.reason, seconds=seconds)
-        seconds = time.perf_counter() - started
-        denied = tuple(denial.path for denial in reply.denied)
-        aggregate = reply.aggregate
-        if reply.errors:
-            reason = "; ".join(error.message for error in reply.errors)
-            return OrgPart(org=endpoint.org, name=name, status="error", reason=reason, denied=denied, seconds=seconds)
-        if aggregate is None:
-            return OrgPart(
-                org=endpoint.org, name=name, status="denied", reason="denied by policy", denied=denied, seconds=seconds
-            )
-        if aggregate.org != endpoint.org:
-            reason = f"answered as {aggregate.org!r}"
-            return OrgPart(org=endpoint.org, name=name, status="error", reason=reason, seconds=seconds)
-        return OrgPart(
-            org=endpoint.org,
-            name=name,
-            status=aggregate.status,
-            reason=aggregate.reason,
-            counted=tuple(reply.counted),
-            denied=denied,
-            aggregate=aggregate,
-            seconds=seconds,
-        )
+        return part_of(endpoint.org, name, reply, time.perf_counter() - started)
 
     async def _terms_at(self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, body: bytes) -> NodeTerms | None:
         try:
@@ -174,3 +152,32 @@ class FederatedCounter:
             return model.model_validate_json(received)
         except ValueError:
             raise _ExchangeError("error", "malformed reply") from None
+
+
+def part_of(org: str, name: str, reply: PopulationResponse, seconds: float) -> OrgPart:
+    """One organisation's part from its node's reply: an error, denied (every department refused), or its aggregate
+    with the departments counted and denied. An aggregate in another organisation's name is an error.
+
+    Example:
+        >>> part_of("A", "Hospital A", PopulationResponse(node="A"), 0.01).status
+        'denied'
+    """
+    denied = tuple(denial.path for denial in reply.denied)
+    aggregate = reply.aggregate
+    if reply.errors:
+        reason = "; ".join(error.message for error in reply.errors)
+        return OrgPart(org=org, name=name, status="error", reason=reason, denied=denied, seconds=seconds)
+    if aggregate is None:
+        return OrgPart(org=org, name=name, status="denied", reason="denied by policy", denied=denied, seconds=seconds)
+    if aggregate.org != org:
+        return OrgPart(org=org, name=name, status="error", reason=f"answered as {aggregate.org!r}", seconds=seconds)
+    return OrgPart(
+        org=org,
+        name=name,
+        status=aggregate.status,
+        reason=aggregate.reason,
+        counted=tuple(reply.counted),
+        denied=denied,
+        aggregate=aggregate,
+        seconds=seconds,
+    )

@@ -485,12 +485,9 @@ def _resolve(text: str, lowered: list[str], vocabulary: Vocabulary) -> tuple[Cri
             text,
             f"{kind.replace('_', ' ')}: '{text}' → {', '.join(values)}",
         )
-    if key in vocabulary.terms.codes or vocabulary.is_drug_class(text):
-        pass
-    elif (
-        all(w in _FRAME_WORDS for w in lowered)
-        or not any(_clinical(w, vocabulary) or key in vocabulary.terms.codes for w in lowered)
-    ) and not (len(lowered) == 1 and vocabulary.drugs_named(text)):
+    named = key in vocabulary.terms.codes or vocabulary.is_drug_class(text)
+    generic = all(w in _FRAME_WORDS for w in lowered) or not any(_clinical(w, vocabulary) for w in lowered)
+    if not named and generic and not (len(lowered) == 1 and vocabulary.drugs_named(text)):
         return None, "", ""
     drugs = vocabulary.drugs_named(text)
     if drugs:
