@@ -47,7 +47,8 @@ def test_the_reason_says_what_was_understood(planner: Planner) -> None:
 def test_a_named_patient_stays_records() -> None:
     planner = Planner(Vocabulary.build())
     assert planner.plan("What was Deanna Mahoney discharged on?").route == "records"
-    assert planner.plan("What happens to patients like Deanna Mahoney?").route == "both"
+    assert planner.plan("What happens to patients like Deanna Mahoney?").route == "experience"
+    assert planner.plan("How does Deanna Mahoney's stay compare with other patients?").route != "experience"
 
 
 def test_a_new_capability_slots_in_as_a_detector() -> None:

@@ -18,11 +18,13 @@ from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
+from clinrag.generate.experience import ExperiencePart, answer_experience
 from clinrag.generate.llm import generator_from
 from clinrag.generate.planner import Planner
 from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer
 from clinrag.generate.prompts import provenance
 from clinrag.generate.routed import PopulationCounter, answer_routed
+from clinrag.generate.similar_finders import FederatedFinder, LocalFinder
 from clinrag.index.embed import embedder_from
 from clinrag.population.node import LocalCounter
 from clinrag.population.vocabulary import Vocabulary
@@ -131,11 +133,18 @@ def ask_command(
         federated = FederatedCounter(orgs, bearer, loaded.federation)
         plan = Planner(federated.vocabulary()).plan(question)
 
-        def federated_records() -> Answer:
+        def federated_answer(asked: str, within: SearchFilters | None) -> Answer:
             answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
-            return answerer.answer(question, filters, on_token=on_token)
+            return answerer.answer(asked, within, on_token=on_token)
 
-        answer = answer_routed(plan, None if filters else federated, federated_records)
+        home = org or (_demo_org(as_user) if as_user else None)
+        finder = FederatedFinder(orgs, bearer, home, loaded.federation) if home and not filters else None
+        answer = answer_routed(
+            plan,
+            None if filters else federated,
+            lambda: federated_answer(question, filters),
+            (lambda: answer_experience(question, finder, federated_answer)) if finder else None,
+        )
         parts = searcher.last.orgs if searcher.last is not None else []
         if as_json:
             typer.echo(answer_json(answer, parts))
@@ -154,17 +163,23 @@ def ask_command(
         counter, vocabulary = None, Vocabulary.build()
     plan = Planner(vocabulary).plan(question)
 
-    def local_records() -> Answer:
+    def local_answer(asked: str, within: SearchFilters | None) -> Answer:
         retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
         try:
             answerer = Answerer(
                 retriever, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder, searched=(str(node),)
             )
-            return answerer.answer(question, filters, on_token=on_token)
+            return answerer.answer(asked, within, on_token=on_token)
         finally:
             retriever.close()
 
-    answer = answer_routed(plan, None if filters else counter, local_records)
+    experience = None if filters or counter is None else LocalFinder(node)
+    answer = answer_routed(
+        plan,
+        None if filters else counter,
+        lambda: local_answer(question, filters),
+        (lambda: answer_experience(question, experience, local_answer)) if experience else None,
+    )
     if as_json:
         typer.echo(answer_json(answer))
         return
@@ -177,6 +192,10 @@ def print_routed(answer: RoutedAnswer) -> None:
     """The route, then the population part (its text, tables and organisations) and/or the records answer."""
     if answer.route is not None:
         console.print(f"[dim]route: {answer.route.route} — {answer.route.reason}[/dim]", highlight=False)
+    if answer.experience is not None:
+        print_answer(answer)
+        print_experience(answer.experience)
+        return
     if answer.population is None:
         print_answer(answer)
         return
@@ -211,6 +230,27 @@ def print_population(population: PopulationAnswer) -> None:
         console.print(table)
 
 
+def print_experience(part: ExperiencePart) -> None:
+    """The similar patients an experience answer drew on: score, each kind's Jaccard, shared codes (cited first)."""
+    if not part.patients:
+        return
+    cited = {(view.org, view.subject_id) for view in part.cited_patients}
+    table = Table(title=f"patients most similar to {part.patient}")
+    for column in ("org", "patient", "score", "J dx/med/proc", "cited", "shared"):
+        table.add_column(column, overflow="fold")
+    for view in part.patients:
+        jaccard = "/".join(f"{view.jaccard.get(kind, 0.0):.2f}" for kind in ("dx", "med", "proc"))
+        shared = "; ".join(item.title or item.code for items in view.shared.values() for item in items[:3])
+        used = "yes" if (view.org, view.subject_id) in cited else ""
+        table.add_row(view.org, str(view.subject_id), f"{view.score:.3f}", jaccard, used, shared)
+    console.print(table)
+    failed = [
+        f"{p.name or p.org}: {p.status}" + (f" ({p.reason})" if p.reason else "") for p in part.orgs if p.status != "ok"
+    ]
+    if failed:
+        console.print("[dim]" + "; ".join(failed) + "[/dim]", highlight=False)
+
+
 def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
     """The answer as one JSON object, with each organisation's part when the federation answered.
 
@@ -237,6 +277,13 @@ def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
             for result in orgs
         ]
     return json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def _demo_org(subject: str) -> str | None:
+    try:
+        return demo_user(subject).org
+    except KeyError:
+        return None
 
 
 def _printer(stream: bool) -> Callable[[str], None] | None:

@@ -234,10 +234,18 @@ class SimilarWeights(Message):
 class SimilarRequest(Message):
     """Similar patients for the bearer token's user (`POST /v1/similar`). ``sets_of``: the query patient is this
     node's patient (the asker's own hospital): their visible code sets are used, returned in ``query_sets``, and
-    they are never in the result. ``sets``: the query patient's code sets from another hospital (ids are not shared
-    between hospitals). ``sets_of`` wins when both are given; neither is answered with an error."""
+    they are never in the result. ``named_in``: as ``sets_of``, for the one patient a question names (resolved here).
+    ``sets``: the query patient's code sets from another hospital (ids are not shared between hospitals).
+    ``sets_of`` wins over ``named_in``, both over ``sets``; none is answered with an error."""
 
     sets_of: int | None = Field(None, ge=0, le=2**62, description="A subject_id of this node.")
+    named_in: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4000,
+        description="A question naming one patient of this node in full (name or identifier), resolved against the "
+        "patients the user may retrieve here; used when `sets_of` is not given.",
+    )
     sets: KindSets | None = Field(None, description="The query patient's code sets.")
     weights: SimilarWeights = Field(default_factory=SimilarWeights)
     k: int = Field(15, ge=1, le=MAX_SIMILAR_K, description="Similar patients to return.")
@@ -270,6 +278,8 @@ class SimilarResponse(Message):
     node: str
     matches: list[SimilarMatch] = Field(default_factory=list, description="Best first, ties by id.")
     query_sets: KindSets | None = Field(None, description="With `sets_of`: the query patient's visible sets.")
+    query_subject: int | None = Field(None, description="With `named_in`: the subject_id of the patient named.")
+    query_mention: str | None = Field(None, description="With `named_in`: how the question names them, as written.")
     searched: list[str] = Field(default_factory=list, description="Leaves (departments) whose records counted.")
     denied: list[Denial] = Field(default_factory=list, description="Routers and leaves the policies refused.")
     errors: list[PathError] = Field(default_factory=list, description="What failed, in ids and words; no data.")

@@ -35,8 +35,10 @@ from clinrag.federation.protocol import (
 )
 from clinrag.population.count import cedar_may_see
 from clinrag.population.similar import SharedItem, SimilarityError, Weights, query_admission
+from clinrag.population.similar_named import named_patient
 from clinrag.population.similar_sets import KINDS, CodeSets, Kind, load_code_sets
 from clinrag.population.tables import population_path
+from clinrag.retrieve.patients import PatientRegistry
 from clinrag.types import Actor
 
 if TYPE_CHECKING:
@@ -119,19 +121,23 @@ def _rank(node: Node, actor: Actor, request: SimilarRequest, depts: set[str]) ->
         may_see=cedar_may_see(node.engine, actor),
     )
     response = SimilarResponse(node=node.config.org)
-    exclude = None
-    if request.sets_of is not None:
-        exclude = request.sets_of
-        key = request.sets_of if request.per == "patient" else query_admission(sets, request.sets_of)
+    exclude = request.sets_of
+    if exclude is None and request.named_in is not None:
+        registry = PatientRegistry(dict(p for dept in sorted(depts) for p in node.tree.chunks.patients(dept)).items())
+        named = named_patient(request.named_in, registry)
+        exclude = response.query_subject = named.subject_id
+        response.query_mention = named.text
+    if exclude is not None:
+        key = exclude if request.per == "patient" else query_admission(sets, exclude)
         row = sets.row_of(key)
         if row is None:
-            raise SimilarityError(f"patient {request.sets_of} has no codes you may see here")
+            raise SimilarityError(f"patient {exclude} has no codes you may see here")
         query = row_sets(sets, row)
         response.query_sets = query
     elif request.sets is not None:
         query = request.sets
     else:
-        raise SimilarityError("give sets_of (a patient of this node) or sets (the query patient's codes)")
+        raise SimilarityError("give sets_of or named_in (a patient of this node) or sets (the query patient's codes)")
     response.matches = rank_against(
         sets,
         query,

@@ -59,6 +59,8 @@ class SimilarOutcome:
     matches: list[OrgMatch] = field(default_factory=list)
     parts: list[OrgSimilar] = field(default_factory=list)
     query_sets: KindSets | None = None
+    mention: str = ""
+    """With ``named_in``: how the question names the patient, as the asker's hospital read it."""
 
 
 def merge(replies: dict[str, list[SimilarMatch]], k: int) -> list[OrgMatch]:
@@ -77,15 +79,16 @@ def merge(replies: dict[str, list[SimilarMatch]], k: int) -> list[OrgMatch]:
 class FederatedSimilar(FederatedCounter):
     """Similar patients over the federation ``orgs`` for one signed-in user (exchanges as `FederatedCounter`)."""
 
-    def find(self, org: str, subject_id: int, **options: object) -> SimilarOutcome:
+    def find(self, org: str, subject_id: int | None, **options: object) -> SimilarOutcome:
         """`afind` for synchronous callers (the CLI); not from inside a running event loop."""
         return asyncio.run(self.afind(org, subject_id, **options))
 
-    async def afind(self, org: str, subject_id: int, **options: object) -> SimilarOutcome:
-        """Patient ``subject_id`` of organisation ``org`` (the asker's hospital); ``options``: `SimilarRequest`'s
-        ``weights``, ``k``, ``per``, ``min_score``, ``max_ratio``."""
+    async def afind(self, org: str, subject_id: int | None, **options: object) -> SimilarOutcome:
+        """Patient ``subject_id`` of organisation ``org`` (the asker's hospital; None: the patient the question
+        ``named_in`` names there); ``options``: `SimilarRequest`'s ``named_in``, ``weights``, ``k``, ``per``,
+        ``min_score``, ``max_ratio``."""
         request = SimilarRequest.model_validate({"sets_of": subject_id, **options})
-        outcome = SimilarOutcome(org=org, subject_id=subject_id)
+        outcome = SimilarOutcome(org=org, subject_id=subject_id or 0)
         home = next((endpoint for endpoint in self.orgs if endpoint.org == org), None)
         others = [endpoint for endpoint in self.orgs if endpoint.org != org]
         replies: dict[str, list[SimilarMatch]] = {}
@@ -98,11 +101,13 @@ class FederatedSimilar(FederatedCounter):
                 if reply is not None:
                     replies[home.org] = reply.matches
                     outcome.query_sets = reply.query_sets
+                    outcome.subject_id = reply.query_subject or outcome.subject_id
+                    outcome.mention = reply.query_mention or ""
             if outcome.query_sets is None:
                 reason = f"the query patient's codes could not be read at {org}"
                 outcome.parts += [OrgSimilar(e.org, e.label, "error", reason) for e in others]
             else:
-                asked = request.model_copy(update={"sets_of": None, "sets": outcome.query_sets})
+                asked = request.model_copy(update={"sets_of": None, "named_in": None, "sets": outcome.query_sets})
                 answers = await asyncio.gather(*(self._similar_at(client, e, asked) for e in others))
                 for endpoint, (part, reply) in zip(others, answers, strict=True):
                     outcome.parts.append(part)

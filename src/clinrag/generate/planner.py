@@ -14,6 +14,9 @@ Rules of the default detectors:
   common", "compare hospitals") or a plural cohort noun ("patients who…"), and a query the parser could build.
 - *both*: "patients like …", "similar patients", "what happens to patients with …", or a named patient compared
   with others ("How does her stay compare with other patients?").
+- *experience*: patients similar to one patient named in full or by identifier ("What were patients like Ada Stone
+  discharged with?", "Which patients are similar to patient 10000032?"): the similar patients' records answer
+  (`generate.experience`), never the named patient's own.
 
 A population cue whose question cannot be turned into a query goes to records, and the reason says why.
 
@@ -24,6 +27,8 @@ Example:
     'population'
     >>> planner.plan("What was she discharged on?").route
     'records'
+    >>> planner.plan("Which patients are similar to patient 10000032?").route
+    'experience'
 """
 
 from __future__ import annotations
@@ -38,9 +43,10 @@ from clinrag.population.parse import PopulationReading, parse_question
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.patients import PatientRegistry
 
-Route = Literal["records", "population", "both"]
+Route = Literal["records", "population", "both", "experience"]
 RECORDS: Final = "records"
 POPULATION: Final = "population"
+EXPERIENCE: Final = "experience"
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,9 @@ class Plan:
 
     @property
     def route(self) -> Route:
-        """``records``, ``population`` or ``both``."""
+        """``records``, ``population``, ``both`` or ``experience``."""
+        if EXPERIENCE in self.destinations:
+            return "experience"
         records, population = RECORDS in self.destinations, POPULATION in self.destinations
         return "both" if records and population else "population" if population else "records"
 
@@ -101,6 +109,34 @@ _OTHERS = re.compile(
     r"|\bcompared?\s+(?:to|with)\s+(?:other|the\s+average|typical)\b|\btypical\s+(?:patient|stay)\b",
     re.IGNORECASE,
 )
+
+
+_SIMILAR_TO = re.compile(
+    r"\b(?:patients|people|cases|others)\s+(?:(?:who|that)\s+)?(?:are\s+|were\s+)?(?:like|similar\s+to|comparable\s+to)\b"
+    r"|\bsimilar\s+(?:patients|people|cases)\b",
+    re.IGNORECASE,
+)
+
+
+def experience_detector(context: PlanContext) -> Sequence[Signal]:
+    """Patients similar to one named patient ("patients like Ada Stone", "similar patients to patient 10000032"):
+    their records answer, the named patient's own do not.
+
+    Example:
+        >>> reading = PopulationReading("What were patients like patient 10000032 discharged with?")
+        >>> experience_detector(PlanContext(reading.question, reading, ()))[0].destination
+        'experience'
+    """
+    similar = _SIMILAR_TO.search(context.question)
+    if similar is None:
+        return []
+    named = context.persons[0] if context.persons else None
+    if named is None and (identifier := _IDENTIFIER.search(context.question)):
+        named = identifier.group(0)
+    if named is None:
+        return []
+    reason = f"asks about patients similar to one patient ('{similar.group(0)}', {named}): their records"
+    return [Signal(EXPERIENCE, reason, strong=True)]
 
 
 def records_detector(context: PlanContext) -> Sequence[Signal]:
@@ -143,7 +179,7 @@ def population_detector(context: PlanContext) -> Sequence[Signal]:
     return [*signals, Signal(POPULATION, f"population cue ({cues}): {reading.describe()}")]
 
 
-DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (records_detector, population_detector)
+DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (experience_detector, records_detector, population_detector)
 
 
 class Planner:
@@ -186,6 +222,8 @@ def _decide(question: str, reading: PopulationReading, signals: tuple[Signal, ..
     """Population wins over weak records signals; a strong records signal makes it both, or records alone when no
     population query was built or the population cue only counts within one patient ("How many times was she
     admitted?")."""
+    if experience := [s for s in signals if s.destination == EXPERIENCE]:
+        return Plan(question, (EXPERIENCE,), experience[0].reason, reading, signals)
     population = [s for s in signals if s.destination == POPULATION]
     records = [s for s in signals if s.destination == RECORDS]
     strong = [s for s in records if s.strong]

@@ -7,7 +7,8 @@ departments were denied and not counted), which could not be reached. `RoutedAns
 planner's route and this population part, so ``--json``, the web app and the API carry both.
 
 Example:
-    >>> from clinrag.population.outcome import OrgPart, PopulationOutcome
+    >>> from clinrag.generate.experience import ExperiencePart
+from clinrag.population.outcome import OrgPart, PopulationOutcome
     >>> from clinrag.population.query import CodeCriterion, PopulationQuery
     >>> from clinrag.population.results import Count, OrgAggregate
     >>> query = PopulationQuery(cohort=(CodeCriterion(kind="diagnosis", prefixes=("I63",), label="stroke"),))
@@ -27,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clinrag.generate.experience import ExperiencePart
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery, TextCriterion
 from clinrag.population.results import Cell, Count, MergedAggregate
@@ -53,9 +55,10 @@ class _Model(BaseModel):
 
 
 class RouteInfo(_Model):
-    """Where the planner sent the question (``records``, ``population`` or ``both``) and why, in words."""
+    """Where the planner sent the question (``records``, ``population``, ``both`` or ``experience``: the records of
+    patients similar to the one named) and why, in words."""
 
-    route: Literal["records", "population", "both"]
+    route: Literal["records", "population", "both", "experience"]
     reason: str
 
 
@@ -116,10 +119,11 @@ class PopulationAnswer(_Model):
 
 class RoutedAnswer(Answer):
     """An `Answer` with the planner's ``route`` and, for population questions, the ``population`` part (None when
-    the question went to records retrieval only)."""
+    the question went to records retrieval only); for questions about similar patients, the ``experience`` part."""
 
     route: RouteInfo | None = None
     population: PopulationAnswer | None = None
+    experience: ExperiencePart | None = None
 
 
 def population_answer(outcomes: Sequence[tuple[str, PopulationOutcome]], first_evidence: int = 1) -> PopulationAnswer:

@@ -6,7 +6,8 @@ put in words (`population_answer`); records go to the ordinary answerer. A quest
 into a query goes to records, and the route's reason says why. The result is a `RoutedAnswer`.
 
 Example:
-    >>> from clinrag.generate.planner import Planner
+    >>> from clinrag.generate.experience import ExperiencePart
+from clinrag.generate.planner import Planner
     >>> from clinrag.population.vocabulary import Vocabulary
     >>> plan = Planner(Vocabulary.build(), detect_persons=False).plan("Hello there")
     >>> routed = answer_routed(plan, None, lambda: Answer(question="Hello there", text="No.", generator="extractive"))
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from clinrag.errors import ClinragError
+from clinrag.generate.experience import ExperiencePart
 from clinrag.generate.planner import Plan
 from clinrag.generate.population_answer import RoutedAnswer, RouteInfo, population_answer
 from clinrag.population.outcome import PopulationOutcome
@@ -49,10 +51,22 @@ def routed(answer: Answer, route: RouteInfo, **extra: object) -> RoutedAnswer:
     return RoutedAnswer(**{**fields, **extra, "route": route})
 
 
-def answer_routed(plan: Plan, counter: PopulationCounter | None, records: Callable[[], Answer]) -> RoutedAnswer:
+def answer_routed(
+    plan: Plan,
+    counter: PopulationCounter | None,
+    records: Callable[[], Answer],
+    experience: Callable[[], tuple[Answer, ExperiencePart]] | None = None,
+) -> RoutedAnswer:
     """Answer ``plan.question`` along ``plan.route``: ``records`` is called for the records part; ``counter``
-    (None: population questions cannot be counted here) for each population query."""
+    (None: population questions cannot be counted here) for each population query; ``experience`` (None: similar
+    patients cannot be found here) for a question about patients similar to one patient."""
     route = RouteInfo(route=plan.route, reason=plan.reason)
+    if plan.route == "experience":
+        if experience is None:
+            why = RouteInfo(route="records", reason=f"{plan.reason}; no similar patients here: answered by retrieval")
+            return routed(records(), why)
+        found, part = experience()
+        return routed(found, route, experience=part)
     reading = plan.population
     if plan.route == "records" or not reading.queries:
         return routed(records(), route)
