@@ -6,9 +6,11 @@ A ``ChatService`` holds the federation's root, a token verifier that trusts the 
 verified caller: the caller's ID token travels unchanged to every node, which verifies it again and answers only
 with what its policies let that user see. Each question goes where the planner sends it (`generate.planner`), as
 ``clinrag ask --as`` does: population questions ("How many patients…", "most common diagnoses among…") are counted
-at every node with the same token (`FederatedCounter`), record questions go to retrieval, some to both; the answer is
-a `RoutedAnswer` carrying the route and the population part. ``events`` runs a job and yields the draft as the model
-writes it (records only: a population answer arrives in one piece), then the answer with every organisation's part.
+at every node with the same token (`FederatedCounter`), record questions go to retrieval, some to both, and
+questions about patients similar to a named one to their records (`FederatedFinder`, `answer_experience`); the
+answer is a `RoutedAnswer` carrying the route, the population part and the experience part. ``events`` runs a job
+and yields the draft as the model writes it (records only: a population answer arrives in one piece), then the
+answer with every organisation's part.
 
 Example:
     >>> service = service_from_settings(Settings(), Path("data/demo/federation/federation.toml"))  # doctest: +SKIP
@@ -39,10 +41,12 @@ from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.protocol import RetrieveRequest
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
+from clinrag.generate.experience import answer_experience
 from clinrag.generate.llm import Generator, generator_from
 from clinrag.generate.planner import Planner
 from clinrag.generate.population_answer import RoutedAnswer, RouteInfo
 from clinrag.generate.routed import answer_routed, routed
+from clinrag.generate.similar_finders import FederatedFinder
 from clinrag.index.embed import Embedder, embedder_from
 from clinrag.index.store import Mode
 from clinrag.settings import AnswerSettings, PathSettings, Settings
@@ -93,6 +97,8 @@ class Job:
     answerer: Answerer
     counter: FederatedCounter | None = None
     detect_persons: bool = True
+    finder: FederatedFinder | None = None
+    """Finds patients similar to a named one for questions about them (None: such questions go to records)."""
 
     def organisations(self) -> list[OrgResult]:
         """Every organisation's part in the search (empty when no search was made)."""
@@ -102,14 +108,20 @@ class Job:
         """The answer along the planner's route (blocking: plans with the vocabulary the nodes give the caller,
         then counts, retrieves, or both); ``on_token`` receives a records draft as the model writes it."""
 
-        def records() -> Answer:
-            return self.answerer.answer(self.question, self.filters, on_token=on_token)
+        def records(asked: str, within: SearchFilters | None) -> Answer:
+            return self.answerer.answer(asked, within, on_token=on_token)
 
         if self.counter is None:
-            answer = routed(records(), RouteInfo(route="records", reason=RECORDS_ONLY))
+            answer = routed(records(self.question, self.filters), RouteInfo(route="records", reason=RECORDS_ONLY))
         else:
             plan = Planner(self.counter.vocabulary(), detect_persons=self.detect_persons).plan(self.question)
-            answer = answer_routed(plan, self.counter, records)
+            finder = self.finder
+            answer = answer_routed(
+                plan,
+                self.counter,
+                lambda: records(self.question, self.filters),
+                (lambda: answer_experience(self.question, finder, records)) if finder is not None else None,
+            )
         log.info("answered job=%s route=%s", self.id, answer.route.route if answer.route else "records")
         return answer
 
@@ -216,6 +228,7 @@ class ChatService:
         answerer = Answerer(searcher, settings, self.models[model], self.embedder)
         filters = SearchFilters(subject_ids=tuple(patients)) if patients else None
         counter = FederatedCounter(self.root.orgs, caller.token, self.root.federation) if self.population else None
+        finder = FederatedFinder(self.root.orgs, caller.token, caller.actor.org, self.root.federation)
         actor = caller.actor
         log.info("question subject=%s org=%s model=%s", actor.subject, actor.org, model)
         return Job(
@@ -228,6 +241,7 @@ class ChatService:
             answerer,
             None if filters else counter,  # a question about named patients is theirs: records, as in `clinrag ask`
             self.detect_persons,
+            finder,
         )
 
     async def complete(self, job: Job) -> RoutedAnswer:
