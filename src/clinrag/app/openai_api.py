@@ -17,7 +17,11 @@ model writes it in ``clinrag.draft`` (unverified, for progress only), then the v
 Each question goes where the planner sends it, as in ``clinrag ask --as``: a population question ("How many
 patients…", "most common diagnoses among…") is counted at every node with the caller's token; its content is the
 answer in words with its tables in Markdown, and ``clinrag.route`` / ``clinrag.population`` carry the route and the
-population answer (queries, tables, each organisation's part). It arrives in one piece (no draft).
+population answer (queries, tables, each organisation's part). It arrives in one piece (no draft). A question about
+patients similar to a named one ("What were patients like Betty Henry discharged with?") is answered from the similar
+patients' records: its content is the answer, then the similar patients in a Markdown table (hospital, patient,
+score, shared diagnoses, medications and procedures, cited or not) and the hospitals that took no part in the
+ranking; ``clinrag.experience`` carries them (`ExperiencePart`), in a stream's final chunk too.
 
 Errors have OpenAI's shape, ``{"error": {"message", "type", "param", "code"}}``: 401 for a missing or invalid
 token, 400 for a malformed request, 404 for an unknown model, 413 for a body over ``federation.api_max_body_bytes``,

@@ -1,6 +1,7 @@
 """The wire format of the OpenAI-compatible API: requests, responses, stream chunks and the ``clinrag`` extension
-field that carries an answer's evidence and, for population questions, the planner's route and the population answer
-(docs/openai_api.md). The web app renders the same extension.
+field that carries an answer's evidence and, for population questions, the planner's route and the population answer;
+for questions about patients similar to a named one, the experience part (docs/openai_api.md). The web app renders
+the same extension.
 
 Example:
     >>> from clinrag.types import Abstention
@@ -18,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinrag.federation.root import OrgResult
+from clinrag.generate.experience import ExperiencePart
 from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer, RouteInfo
 from clinrag.generate.prompts import provenance
 from clinrag.index.store import Mode
@@ -168,6 +170,13 @@ class ClinragExtension(BaseModel):
         None,
         description="For population questions: the answer in words, each query with its table and each "
         "organisation's part (contributed, denied, unreachable); aggregates only.",
+    )
+    experience: ExperiencePart | None = Field(
+        None,
+        description="For questions about patients similar to a named one: the patient named, the similar patients "
+        "best first (organisation, id, score, Jaccard per kind, the codes shared), each organisation's part in the "
+        "ranking (ok, denied, unreachable, error), the similar patients whose passages the answer cites, and the "
+        "lead sentence.",
     )
 
 
@@ -333,6 +342,7 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
         timings={name: round(seconds, 4) for name, seconds in answer.timings.items()},
         route=answer.route if isinstance(answer, RoutedAnswer) else None,
         population=answer.population if isinstance(answer, RoutedAnswer) else None,
+        experience=answer.experience if isinstance(answer, RoutedAnswer) else None,
     )
 
 

@@ -29,6 +29,7 @@ ROUTE_WORDS = {
     "population": "Counted across hospitals",
     "records": "Searched records",
     "both": "Counted across hospitals and searched records",
+    "experience": "From similar patients",
 }
 PART_WORDS = {
     "ok": "counted",

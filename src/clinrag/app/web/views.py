@@ -1,7 +1,8 @@
 """What the web app's templates show, computed from an answer's ``clinrag`` extension: the answer with its
 citations as links, the sources split into cited and uncited with the supporting sentence marked inside each
 chunk, every organisation's status in words, why an abstention abstained, and for population questions the route,
-the tables and their charts (`population_view`).
+the tables and their charts (`population_view`), and for answers from experience the similar patients behind them
+(`experience_view`).
 
 All text from records is escaped here or by the templates (autoescape): retrieved text is data, never markup.
 
@@ -14,13 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup, escape
 
 from clinrag.app.openai_models import ClinragExtension, OrganisationInfo, SentenceInfo, SourceInfo
+from clinrag.app.web.experience_view import ExperienceView, experience_view
 from clinrag.app.web.population_view import PopulationView, RouteView, population_view, query_keys, route_view
 from clinrag.generate.citations import lexical_support, strip_citations
+from clinrag.generate.experience import ExperiencePart
 
 _MARKER = re.compile(r"\[(Q?\d+)\]")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)", re.MULTILINE)
@@ -149,6 +152,16 @@ class TurnView:
     """Where the planner sent the question, and why (None for answers stored before routing)."""
     population: PopulationView | None = None
     """The population part: tables, charts, each hospital's part (None for records-only answers)."""
+    experience: ExperienceView | None = None
+    """The similar patients behind an answer from experience (None for other answers)."""
+
+    @property
+    def shows_support(self) -> bool:
+        """Whether the answer's support is worth saying: not for a count, nor for a list of similar patients that
+        cites no passage."""
+        if self.route is not None and self.route.route == "population":
+            return False
+        return not (self.experience is not None and not self.cited and not self.uncited)
 
 
 def source_views(sources: Sequence[SourceInfo], sentences: Sequence[SentenceInfo]) -> list[SourceView]:
@@ -190,4 +203,13 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         withheld_note=evidence.withheld_note,
         route=route_view(evidence.route),
         population=population_view(turn_id, population) if population is not None else None,
+        experience=None if evidence.experience is None else _experience(text, evidence.experience, evidence),
     )
+
+
+def _experience(text: str, part: ExperiencePart, evidence: ClinragExtension) -> ExperienceView:
+    """The similar-patients panel; its lead sentence only when the answer shown does not already open with it."""
+    shown = experience_view(part, evidence.sources)
+    if not evidence.abstained and shown.lead and text.startswith(shown.lead):
+        return replace(shown, lead="")
+    return shown
