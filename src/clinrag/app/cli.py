@@ -23,6 +23,7 @@ from clinrag.app.ask_cli import ask_command, token_command
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import serve_demo
+from clinrag.app.eval_cli import eval_app
 from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.idp import idp_app
 from clinrag.app.index_cli import index_app
@@ -219,6 +220,7 @@ app.add_typer(index_app, name="index")
 app.add_typer(node_app, name="node")
 app.add_typer(idp_app, name="idp")
 app.add_typer(api_app, name="api")
+app.add_typer(eval_app, name="eval")
 app.command("search")(search_command)
 app.command("similar")(similar_command)
 app.command("ask")(ask_command)
