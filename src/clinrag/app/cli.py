@@ -20,6 +20,7 @@ import typer
 from rich.table import Table
 
 from clinrag.app.ask_cli import ask_command, token_command
+from clinrag.app.calc_cli import calc_app
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import serve_demo
@@ -221,6 +222,7 @@ app.add_typer(node_app, name="node")
 app.add_typer(idp_app, name="idp")
 app.add_typer(api_app, name="api")
 app.add_typer(eval_app, name="eval")
+app.add_typer(calc_app, name="calc")
 app.command("search")(search_command)
 app.command("similar")(similar_command)
 app.command("ask")(ask_command)

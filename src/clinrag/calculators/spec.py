@@ -87,6 +87,18 @@ class Band(_Model):
     label: str
     meaning: str = ""
 
+    @property
+    def span(self) -> str:
+        """The band's values in words.
+
+        Example:
+            >>> Band(high=18.5, label="x").span, Band(low=2, high=4, label="y").span, Band(low=30, label="z").span
+            ('< 18.5', '2 to < 4', '≥ 30')
+        """
+        if self.low is None:
+            return f"< {self.high:g}" if self.high is not None else "any"
+        return f"≥ {self.low:g}" if self.high is None else f"{self.low:g} to < {self.high:g}"
+
     def holds(self, value: float) -> bool:
         """True when ``value`` falls in the band.
 
