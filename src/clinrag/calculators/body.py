@@ -1,0 +1,139 @@
+"""Dosing weights (issue 19): ideal body weight (Devine), adjusted body weight, and the weight at a target BMI.
+
+Height is taken in centimetres like BMI and BSA (one extracted height serves every body calculator); Devine's
+formula counts inches over five feet, so the height is expressed in inches through `units.convert`, never a
+hand-written factor.
+
+Example:
+    >>> round(IBW.run({"sex": "male", "height": "72 in"}).value, 1)
+    77.6
+    >>> round(ADJUSTED_BODY_WEIGHT.run({"sex": "male", "height": "70 in", "weight": 190}).value, 1)
+    119.8
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from clinrag.calculators.anthropometry import HEIGHT, WEIGHT
+from clinrag.calculators.spec import Calculator, Input, Source, Steps, Values
+from clinrag.calculators.units import convert
+
+SEX = Input(
+    name="sex",
+    label="sex",
+    kind="choice",
+    choices=("male", "female"),
+    synonyms=("sex", "gender", "male", "female", "man", "woman"),
+)
+ADULT_HEIGHT = Input(
+    name="height",
+    label="height",
+    unit="cm",
+    minimum=120,
+    maximum=250,
+    synonyms=HEIGHT.synonyms,
+)
+"""Devine's formula is for adults: below 120 cm it extrapolates towards zero and negative weights."""
+TARGET_BMI = Input(
+    name="target_bmi",
+    label="target body mass index",
+    unit="kg/m^2",
+    minimum=10,
+    maximum=60,
+    synonyms=("target BMI", "goal BMI", "desired BMI"),
+)
+
+DEVINE_BASE: Final = {"male": 50.0, "female": 45.5}
+"""Devine (1974): kg at five feet."""
+DEVINE_KG_PER_INCH: Final = 2.3
+"""Devine (1974): kg for each inch over five feet."""
+FIVE_FEET_IN: Final = 60.0
+ADJUSTMENT_FACTOR: Final = 0.4
+"""Bauer et al. (1983): the fraction of the weight above ideal that counts for an aminoglycoside's volume."""
+
+
+def _devine(sex: str, height_cm: float, steps: Steps) -> float:
+    inches = convert(height_cm, "cm", "in")
+    base = DEVINE_BASE[sex]
+    value = base + DEVINE_KG_PER_INCH * (inches - FIVE_FEET_IN)
+    steps.add(f"height {height_cm:g} cm = {inches:.2f} in")
+    steps.add(
+        f"IBW ({sex}) = {base:g} kg + {DEVINE_KG_PER_INCH:g} kg × (height − 60 in) = {base:g} + "
+        f"{DEVINE_KG_PER_INCH:g} × ({inches:.2f} − 60) = {value:.1f} kg"
+    )
+    if inches < FIVE_FEET_IN:
+        steps.add("the height is under five feet: Devine's formula is extrapolated below 60 in")
+    return value
+
+
+def _ibw(v: Values, steps: Steps) -> float:
+    return _devine(v["sex"], v["height"], steps)
+
+
+IBW = Calculator(
+    name="ideal_body_weight",
+    title="Ideal body weight (Devine)",
+    inputs=(SEX, ADULT_HEIGHT),
+    unit="kg",
+    source=Source(citation="Devine BJ. Gentamicin therapy. Drug Intell Clin Pharm 1974;8:650-655."),
+    compute=_ibw,
+    synonyms=("ideal body weight", "ibw", "devine", "devine formula", "ideal weight"),
+    indications=("drug dosing weight", "aminoglycoside dosing", "ventilator tidal volume", "ideal weight"),
+)
+
+
+def _adjusted(v: Values, steps: Steps) -> float:
+    ideal = _devine(v["sex"], v["height"], steps)
+    weight = float(v["weight"])
+    value = ideal + ADJUSTMENT_FACTOR * (weight - ideal)
+    steps.add(
+        f"adjusted body weight = IBW + {ADJUSTMENT_FACTOR:g} × (actual weight − IBW) = {ideal:.1f} kg + "
+        f"{ADJUSTMENT_FACTOR:g} × ({weight:g} kg − {ideal:.1f} kg) = {value:.1f} kg"
+    )
+    if weight <= ideal:
+        steps.add(
+            f"the actual weight ({weight:g} kg) is not above the ideal weight ({ideal:.1f} kg): the adjusted "
+            "weight is meant for patients above their ideal weight"
+        )
+    return value
+
+
+ADJUSTED_BODY_WEIGHT = Calculator(
+    name="adjusted_body_weight",
+    title="Adjusted body weight",
+    inputs=(SEX, ADULT_HEIGHT, WEIGHT),
+    unit="kg",
+    source=Source(
+        citation="Bauer LA, Edwards WA, Dellinger EP, Simonowitz DA. Influence of weight on aminoglycoside "
+        "pharmacokinetics in normal weight and morbidly obese patients. Eur J Clin Pharmacol 1983;24:643-647. "
+        "Ideal body weight: Devine BJ. Gentamicin therapy. Drug Intell Clin Pharm 1974;8:650-655.",
+    ),
+    compute=_adjusted,
+    synonyms=("adjusted body weight", "abw", "adjbw", "dosing weight", "obese dosing weight"),
+    indications=("drug dosing weight in obesity", "aminoglycoside dosing", "obese patient dosing"),
+)
+
+
+def _target(v: Values, steps: Steps) -> float:
+    metres = convert(v["height"], "cm", "m")
+    value = float(v["target_bmi"] * metres**2)
+    steps.add(f"target weight = target BMI × height² = {v['target_bmi']:g} kg/m² × ({metres:g} m)² = {value:.1f} kg")
+    return value
+
+
+TARGET_WEIGHT = Calculator(
+    name="target_weight",
+    title="Target weight for a target BMI",
+    inputs=(TARGET_BMI, HEIGHT),
+    unit="kg",
+    source=Source(
+        citation="World Health Organization. Obesity: preventing and managing the global epidemic. WHO Technical "
+        "Report Series 894, 2000 (BMI = weight / height², solved for the weight).",
+    ),
+    compute=_target,
+    synonyms=("target weight", "goal weight", "weight for target bmi", "target body weight"),
+    indications=("weight loss goal", "weight gain goal", "weight for a given BMI"),
+)
+
+CALCULATORS = (IBW, ADJUSTED_BODY_WEIGHT, TARGET_WEIGHT)
