@@ -1,0 +1,1424 @@
+"""Cardiology and venous thromboembolism calculators (issue 19): stroke and bleeding risk in atrial fibrillation
+(CHA2DS2-VASc, HAS-BLED), chest pain (HEART, TIMI), perioperative cardiac risk (RCRI), pulmonary embolism and deep
+vein thrombosis (Wells, PERC), VTE risk of inpatients (Caprini, Padua), 10-year coronary risk (Framingham), the
+corrected QT interval (Bazett, Fridericia, Framingham, Hodges, Rautaharju) and the mean arterial pressure.
+
+Scores count a criterion only when it is present; a criterion the caller does not give is therefore scored absent,
+and the result says so (each criterion's ``default_rule``). Measured values (age, heart rate, creatinine, BMI,
+blood pressure, cholesterol) are never defaulted: without them the result lists what is missing.
+
+Example:
+    >>> result = CHA2DS2_VASC.run({"age": 72, "sex": "female", "hypertension": True})
+    >>> result.value, result.interpretation.label
+    (3.0, 'high risk')
+    >>> round(QTC_BAZETT.run({"qt": "0.4 s", "heart_rate": 100}).value)
+    516
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+
+Item = tuple[Input, float]
+"""A criterion of a score and the points it gives when present."""
+
+
+def _criterion(name: str, label: str, source: str, *synonyms: str) -> Input:
+    """A yes/no criterion scored only when present; not given, it counts as absent by the score's own rule."""
+    return Input(
+        name=name,
+        label=label,
+        kind="boolean",
+        default=False,
+        default_rule=f"a criterion not documented scores 0: {source} gives points only for criteria present",
+        synonyms=synonyms,
+    )
+
+
+def _age(maximum: float = 120, minimum: float = 0) -> Input:
+    return Input(
+        name="age", label="age", unit="year", minimum=minimum, maximum=maximum, synonyms=("age", "years old", "yo")
+    )
+
+
+def _choice(name: str, label: str, choices: tuple[str, ...], *synonyms: str) -> Input:
+    return Input(name=name, label=label, kind="choice", choices=choices, synonyms=synonyms)
+
+
+SEX = _choice("sex", "sex", ("female", "male"), "sex", "gender", "woman", "man")
+HEART_RATE = Input(
+    name="heart_rate",
+    label="heart rate",
+    unit="bpm",
+    minimum=20,
+    maximum=300,
+    synonyms=("HR", "heart rate", "pulse"),
+)
+BMI_INPUT = Input(
+    name="bmi", label="body mass index", unit="kg/m**2", minimum=10, maximum=100, synonyms=("BMI", "body mass index")
+)
+
+
+def _years(v: Values) -> int:
+    """Age in completed years (the scores' age bands are in whole years)."""
+    return math.floor(float(v["age"]))
+
+
+def _by_age(steps: Steps, v: Values, total: float, cuts: Sequence[tuple[int, float, str]], below: str) -> float:
+    """Points for age from ``cuts`` (lowest age in completed years, points, words), checked from the oldest."""
+    age = _years(v)
+    for low, points, words in cuts:
+        if age >= low:
+            return steps.points(f"age {age} years ({words})", points, total)
+    return steps.points(f"age {age} years ({below})", 0, total)
+
+
+def _present(v: Values, steps: Steps, items: Sequence[Item], total: float = 0) -> float:
+    """Adds each criterion's points when present, one step each, and names the absent ones in one step."""
+    absent: list[str] = []
+    for spec, points in items:
+        if v[spec.name]:
+            total = steps.points(spec.label, points, total)
+        else:
+            absent.append(spec.label)
+    if absent:
+        steps.add(f"absent (0 points): {'; '.join(absent)} → {total:g}")
+    return total
+
+
+def _inputs(*groups: Input | Sequence[Item]) -> tuple[Input, ...]:
+    """The inputs of a calculator: single inputs and the criteria of item lists, in order."""
+    found: list[Input] = []
+    for group in groups:
+        if isinstance(group, Input):
+            found.append(group)
+        else:
+            found.extend(spec for spec, _ in group)
+    return tuple(found)
+
+
+# --- CHA2DS2-VASc ---------------------------------------------------------------------------------------------------
+
+_LIP = "CHA2DS2-VASc (Lip 2010)"
+_CHA2DS2_VASC_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "chf",
+            "congestive heart failure or LV dysfunction",
+            _LIP,
+            "CHF",
+            "heart failure",
+            "HFrEF",
+            "LV dysfunction",
+            "reduced ejection fraction",
+        ),
+        1,
+    ),
+    (_criterion("hypertension", "hypertension", _LIP, "HTN", "hypertension", "high blood pressure"), 1),
+    (
+        _criterion(
+            "stroke_tia_thromboembolism",
+            "prior stroke, TIA or thromboembolism",
+            _LIP,
+            "stroke",
+            "CVA",
+            "TIA",
+            "transient ischemic attack",
+            "systemic embolism",
+            "thromboembolism",
+        ),
+        2,
+    ),
+    (
+        _criterion(
+            "vascular_disease",
+            "vascular disease (prior MI, peripheral artery disease, aortic plaque)",
+            _LIP,
+            "prior MI",
+            "myocardial infarction",
+            "PAD",
+            "peripheral artery disease",
+            "aortic plaque",
+        ),
+        1,
+    ),
+    (_criterion("diabetes", "diabetes mellitus", _LIP, "DM", "diabetes", "T2DM", "T1DM"), 1),
+)
+
+
+def _cha2ds2_vasc(v: Values, steps: Steps) -> float:
+    total = _by_age(steps, v, 0, ((75, 2, "≥ 75"), (65, 1, "65–74")), "< 65")
+    total = steps.points(f"sex: {v['sex']}", 1 if v["sex"] == "female" else 0, total)
+    return _present(v, steps, _CHA2DS2_VASC_ITEMS, total)
+
+
+CHA2DS2_VASC = Calculator(
+    name="cha2ds2_vasc",
+    title="CHA₂DS₂-VASc score for stroke risk in atrial fibrillation",
+    inputs=_inputs(_age(), SEX, _CHA2DS2_VASC_ITEMS),
+    unit="points",
+    source=Source(
+        citation="Lip GYH, Nieuwlaat R, Pisters R, Lane DA, Crijns HJGM. Refining clinical risk stratification for "
+        "predicting stroke and thromboembolism in atrial fibrillation using a novel risk factor-based approach: the "
+        "Euro Heart Survey on Atrial Fibrillation. Chest 2010;137(2):263-272.",
+        bands_citation="Camm AJ, Kirchhof P, Lip GYH, et al. Guidelines for the management of atrial fibrillation "
+        "(ESC 2010). Eur Heart J 2010;31(19):2369-2429.",
+    ),
+    compute=_cha2ds2_vasc,
+    bands=(
+        Band(high=1, label="low risk", meaning="no antithrombotic therapy preferred (ESC 2010)"),
+        Band(
+            low=1,
+            high=2,
+            label="intermediate risk",
+            meaning="oral anticoagulation preferred over aspirin (ESC 2010); female sex alone counts as low risk",
+        ),
+        Band(low=2, label="high risk", meaning="oral anticoagulation recommended (ESC 2010)"),
+    ),
+    synonyms=("CHA2DS2-VASc", "CHA2DS2VASc", "CHADS-VASc", "chads vasc", "CHA₂DS₂-VASc"),
+    indications=("stroke risk in atrial fibrillation", "anticoagulation in AF", "thromboembolic risk in AF"),
+    digits=0,
+)
+
+# --- HAS-BLED -------------------------------------------------------------------------------------------------------
+
+_PISTERS = "HAS-BLED (Pisters 2010)"
+_HAS_BLED_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "uncontrolled_hypertension",
+            "uncontrolled hypertension (systolic > 160 mmHg)",
+            _PISTERS,
+            "uncontrolled hypertension",
+            "HTN",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "renal_disease",
+            "abnormal renal function (dialysis, transplant, creatinine ≥ 200 µmol/L)",
+            _PISTERS,
+            "dialysis",
+            "renal transplant",
+            "CKD",
+            "renal disease",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "liver_disease",
+            "abnormal liver function (cirrhosis, or bilirubin > 2× ULN with AST/ALT/ALP > 3× ULN)",
+            _PISTERS,
+            "cirrhosis",
+            "liver disease",
+            "hepatic dysfunction",
+        ),
+        1,
+    ),
+    (_criterion("stroke", "prior stroke", _PISTERS, "stroke", "CVA"), 1),
+    (
+        _criterion(
+            "bleeding",
+            "prior major bleeding or predisposition to bleeding",
+            _PISTERS,
+            "bleeding history",
+            "major bleeding",
+            "anaemia",
+            "bleeding diathesis",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "labile_inr",
+            "labile INR (unstable or high INRs, time in therapeutic range < 60%)",
+            _PISTERS,
+            "labile INR",
+            "TTR < 60%",
+        ),
+        1,
+    ),
+)
+_HAS_BLED_DRUGS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "drugs",
+            "antiplatelet agents or NSAIDs",
+            _PISTERS,
+            "aspirin",
+            "clopidogrel",
+            "NSAID",
+            "antiplatelet",
+        ),
+        1,
+    ),
+    (
+        _criterion("alcohol", "alcohol excess (≥ 8 drinks a week)", _PISTERS, "alcohol", "drinks per week", "EtOH"),
+        1,
+    ),
+)
+
+
+def _has_bled(v: Values, steps: Steps) -> float:
+    total = _present(v, steps, _HAS_BLED_ITEMS)
+    total = _by_age(steps, v, total, ((66, 1, "elderly, > 65"),), "≤ 65")
+    return _present(v, steps, _HAS_BLED_DRUGS, total)
+
+
+HAS_BLED = Calculator(
+    name="has_bled",
+    title="HAS-BLED score for major bleeding risk on anticoagulation",
+    inputs=_inputs(_age(), _HAS_BLED_ITEMS, _HAS_BLED_DRUGS),
+    unit="points",
+    source=Source(
+        citation="Pisters R, Lane DA, Nieuwlaat R, de Vos CB, Crijns HJGM, Lip GYH. A novel user-friendly score "
+        "(HAS-BLED) to assess 1-year risk of major bleeding in patients with atrial fibrillation: the Euro Heart "
+        "Survey. Chest 2010;138(5):1093-1100.",
+    ),
+    compute=_has_bled,
+    bands=(
+        Band(
+            high=3,
+            label="low to moderate bleeding risk",
+            meaning="1.0-1.9 major bleeds per 100 patient-years in the derivation cohort",
+        ),
+        Band(
+            low=3,
+            label="high bleeding risk",
+            meaning="3.7 or more major bleeds per 100 patient-years; caution and regular review on antithrombotic "
+            "therapy, correct the modifiable factors",
+        ),
+    ),
+    synonyms=("HAS-BLED", "HASBLED", "has bled"),
+    indications=("bleeding risk on anticoagulation", "bleeding risk in atrial fibrillation", "major bleeding risk"),
+    digits=0,
+)
+
+# --- HEART score ----------------------------------------------------------------------------------------------------
+
+_SIX = "the HEART score (Six 2008)"
+HEART_HISTORY = ("slightly suspicious", "moderately suspicious", "highly suspicious")
+HEART_ECG = ("normal", "non-specific repolarization disturbance", "significant ST deviation")
+HEART_TROPONIN = ("normal limit or below", "1 to 3 times normal limit", "more than 3 times normal limit")
+_HEART_FACTORS: tuple[Item, ...] = (
+    (_criterion("hypertension", "hypertension", _SIX, "HTN", "hypertension"), 1),
+    (
+        _criterion(
+            "hypercholesterolemia", "hypercholesterolemia", _SIX, "hyperlipidemia", "high cholesterol", "dyslipidemia"
+        ),
+        1,
+    ),
+    (_criterion("diabetes", "diabetes mellitus", _SIX, "DM", "diabetes"), 1),
+    (_criterion("obesity", "obesity (BMI > 30 kg/m²)", _SIX, "obese", "obesity"), 1),
+    (
+        _criterion("smoking", "smoking (current, or stopped < 3 months ago)", _SIX, "smoker", "tobacco", "cigarettes"),
+        1,
+    ),
+    (
+        _criterion(
+            "family_history",
+            "family history of cardiovascular disease (parent or sibling before 65)",
+            _SIX,
+            "family history of CAD",
+            "premature CAD in family",
+        ),
+        1,
+    ),
+)
+_HEART_ATHEROSCLEROSIS = _criterion(
+    "atherosclerotic_disease",
+    "known atherosclerotic disease (prior MI, PCI/CABG, stroke/TIA, peripheral arterial disease)",
+    _SIX,
+    "CAD",
+    "prior MI",
+    "PCI",
+    "CABG",
+    "PAD",
+    "atherosclerosis",
+)
+
+
+def _heart_risk_factors(v: Values, steps: Steps, total: float) -> float:
+    present = [spec.label for spec, _ in _HEART_FACTORS if v[spec.name]]
+    athero = bool(v[_HEART_ATHEROSCLEROSIS.name])
+    if athero:
+        points, words = 2, "known atherosclerotic disease"
+    elif len(present) >= 3:
+        points, words = 2, f"{len(present)} risk factors (≥ 3)"
+    elif present:
+        points, words = 1, f"{len(present)} risk factor{'s' if len(present) > 1 else ''} (1-2)"
+    else:
+        points, words = 0, "no known risk factors"
+    listed = f": {', '.join(present)}" if present else ""
+    return steps.points(f"risk factors — {words}{listed}", points, total)
+
+
+def _heart(v: Values, steps: Steps) -> float:
+    total = steps.points(f"history: {v['history']}", HEART_HISTORY.index(v["history"]), 0)
+    total = steps.points(f"ECG: {v['ecg']}", HEART_ECG.index(v["ecg"]), total)
+    total = _by_age(steps, v, total, ((65, 2, "≥ 65"), (45, 1, "45–64")), "< 45")
+    total = _heart_risk_factors(v, steps, total)
+    return steps.points(f"initial troponin: {v['troponin']}", HEART_TROPONIN.index(v["troponin"]), total)
+
+
+HEART = Calculator(
+    name="heart_score",
+    title="HEART score for major adverse cardiac events in chest pain",
+    inputs=(
+        _choice("history", "history (suspicion of ACS)", HEART_HISTORY, "history", "anamnesis", "chest pain story"),
+        _choice("ecg", "ECG", HEART_ECG, "ECG", "EKG", "electrocardiogram", "ST depression", "repolarization"),
+        _age(),
+        *(spec for spec, _ in _HEART_FACTORS),
+        _HEART_ATHEROSCLEROSIS,
+        _choice(
+            "troponin",
+            "initial troponin (relative to the normal limit)",
+            HEART_TROPONIN,
+            "troponin",
+            "TnI",
+            "TnT",
+            "hs-troponin",
+        ),
+    ),
+    unit="points",
+    source=Source(
+        citation="Six AJ, Backus BE, Kelder JC. Chest pain in the emergency room: value of the HEART score. "
+        "Neth Heart J 2008;16(6):191-196.",
+        bands_citation="Backus BE, Six AJ, Kelder JC, et al. A prospective validation of the HEART score for chest "
+        "pain patients at the emergency department. Int J Cardiol 2013;168(3):2153-2158.",
+    ),
+    compute=_heart,
+    bands=(
+        Band(high=4, label="low risk", meaning="major adverse cardiac events 1.7% at 6 weeks; early discharge"),
+        Band(low=4, high=7, label="moderate risk", meaning="MACE 16.6% at 6 weeks; admission for observation"),
+        Band(low=7, label="high risk", meaning="MACE 50.1% at 6 weeks; early invasive strategy"),
+    ),
+    synonyms=("HEART score", "HEART", "heart score for chest pain"),
+    indications=("chest pain risk", "acute coronary syndrome risk in the emergency department", "MACE risk"),
+    digits=0,
+)
+
+# --- Revised Cardiac Risk Index -------------------------------------------------------------------------------------
+
+_LEE = "the Revised Cardiac Risk Index (Lee 1999)"
+_RCRI_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "high_risk_surgery",
+            "high-risk surgery (intraperitoneal, intrathoracic or suprainguinal vascular)",
+            _LEE,
+            "intraperitoneal surgery",
+            "intrathoracic surgery",
+            "vascular surgery",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "ischemic_heart_disease",
+            "ischemic heart disease (MI, positive exercise test, angina, nitrates, pathological Q waves)",
+            _LEE,
+            "CAD",
+            "IHD",
+            "prior MI",
+            "angina",
+            "Q waves",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "heart_failure",
+            "congestive heart failure (pulmonary edema, PND, bilateral rales, S3, redistribution on X-ray)",
+            _LEE,
+            "CHF",
+            "heart failure",
+        ),
+        1,
+    ),
+    (
+        _criterion("cerebrovascular_disease", "cerebrovascular disease (stroke or TIA)", _LEE, "stroke", "TIA", "CVA"),
+        1,
+    ),
+    (_criterion("insulin", "preoperative treatment with insulin", _LEE, "insulin", "insulin-treated diabetes"), 1),
+)
+CREATININE = Input(
+    name="creatinine",
+    label="preoperative serum creatinine",
+    unit="mg/dL",
+    substance="creatinine",
+    minimum=0.1,
+    maximum=25,
+    synonyms=("Cr", "creatinine", "serum creatinine", "SCr"),
+)
+
+
+def _rcri(v: Values, steps: Steps) -> float:
+    total = _present(v, steps, _RCRI_ITEMS)
+    high = v["creatinine"] > 2.0
+    return steps.points(
+        f"creatinine {v['creatinine']:g} mg/dL ({'> 2.0' if high else '≤ 2.0'} mg/dL)", 1 if high else 0, total
+    )
+
+
+RCRI = Calculator(
+    name="rcri",
+    title="Revised Cardiac Risk Index (Lee) for perioperative cardiac complications",
+    inputs=_inputs(_RCRI_ITEMS, CREATININE),
+    unit="points",
+    source=Source(
+        citation="Lee TH, Marcantonio ER, Mangione CM, et al. Derivation and prospective validation of a simple "
+        "index for prediction of cardiac risk of major noncardiac surgery. Circulation 1999;100(10):1043-1049.",
+    ),
+    compute=_rcri,
+    bands=(
+        Band(high=1, label="class I", meaning="major cardiac complications 0.4% (validation cohort)"),
+        Band(low=1, high=2, label="class II", meaning="major cardiac complications 0.9%"),
+        Band(low=2, high=3, label="class III", meaning="major cardiac complications 6.6%"),
+        Band(low=3, label="class IV", meaning="major cardiac complications 11%"),
+    ),
+    synonyms=("RCRI", "revised cardiac risk index", "Lee index", "Lee criteria", "cardiac risk index"),
+    indications=("perioperative cardiac risk", "preoperative assessment", "cardiac risk of noncardiac surgery"),
+    digits=0,
+)
+
+# --- Wells criteria for pulmonary embolism --------------------------------------------------------------------------
+
+_WELLS_PE = "the Wells PE score (Wells 2000)"
+_WELLS_PE_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "clinical_dvt",
+            "clinical signs and symptoms of DVT (leg swelling and pain on palpation of the deep veins)",
+            _WELLS_PE,
+            "signs of DVT",
+            "leg swelling",
+            "calf tenderness",
+        ),
+        3,
+    ),
+    (
+        _criterion(
+            "pe_most_likely",
+            "PE the most likely diagnosis (an alternative diagnosis less likely than PE)",
+            _WELLS_PE,
+            "PE most likely",
+            "alternative diagnosis less likely",
+        ),
+        3,
+    ),
+)
+_WELLS_PE_REST: tuple[Item, ...] = (
+    (
+        _criterion(
+            "immobilization_or_surgery",
+            "immobilization ≥ 3 days or surgery in the previous 4 weeks",
+            _WELLS_PE,
+            "immobilization",
+            "recent surgery",
+            "bedridden",
+        ),
+        1.5,
+    ),
+    (
+        _criterion(
+            "previous_vte", "previous, objectively diagnosed DVT or PE", _WELLS_PE, "prior DVT", "prior PE", "VTE"
+        ),
+        1.5,
+    ),
+    (_criterion("hemoptysis", "hemoptysis", _WELLS_PE, "hemoptysis", "haemoptysis", "coughing blood"), 1),
+    (
+        _criterion(
+            "malignancy",
+            "malignancy (treated in the last 6 months or palliative)",
+            _WELLS_PE,
+            "cancer",
+            "active malignancy",
+            "chemotherapy",
+        ),
+        1,
+    ),
+)
+
+
+def _wells_pe(v: Values, steps: Steps) -> float:
+    total = _present(v, steps, _WELLS_PE_ITEMS)
+    fast = v["heart_rate"] > 100
+    total = steps.points(
+        f"heart rate {v['heart_rate']:g} bpm ({'> 100' if fast else '≤ 100'})", 1.5 if fast else 0, total
+    )
+    return _present(v, steps, _WELLS_PE_REST, total)
+
+
+WELLS_PE = Calculator(
+    name="wells_pe",
+    title="Wells criteria for pulmonary embolism",
+    inputs=_inputs(_WELLS_PE_ITEMS, HEART_RATE, _WELLS_PE_REST),
+    unit="points",
+    source=Source(
+        citation="Wells PS, Anderson DR, Rodger M, et al. Derivation of a simple clinical model to categorize "
+        "patients probability of pulmonary embolism: increasing the models utility with the SimpliRED D-dimer. "
+        "Thromb Haemost 2000;83(3):416-420.",
+    ),
+    compute=_wells_pe,
+    bands=(
+        Band(high=2, label="low probability", meaning="PE in 3.6% of the derivation cohort; PE unlikely (≤ 4)"),
+        Band(
+            low=2,
+            high=6.5,
+            label="moderate probability",
+            meaning="PE in 20.5%; PE unlikely if ≤ 4, likely if > 4 in the two-level model",
+        ),
+        Band(low=6.5, label="high probability", meaning="PE in 66.7%; PE likely"),
+    ),
+    synonyms=("Wells PE", "Wells score for PE", "Wells criteria for pulmonary embolism", "Wells' criteria PE"),
+    indications=("pulmonary embolism probability", "suspected PE", "pretest probability of PE"),
+)
+
+# --- Wells criteria for deep vein thrombosis ------------------------------------------------------------------------
+
+_WELLS_DVT = "the Wells DVT score (Wells 2003)"
+_WELLS_DVT_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "active_cancer",
+            "active cancer (treatment within 6 months or palliative)",
+            _WELLS_DVT,
+            "cancer",
+            "malignancy",
+            "chemotherapy",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "paralysis_or_cast",
+            "paralysis, paresis or recent plaster immobilization of the legs",
+            _WELLS_DVT,
+            "paresis",
+            "plaster cast",
+            "paralysis",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "bedridden_or_surgery",
+            "recently bedridden ≥ 3 days or major surgery within 12 weeks",
+            _WELLS_DVT,
+            "bedridden",
+            "major surgery",
+            "bed rest",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "deep_vein_tenderness",
+            "localized tenderness along the deep venous system",
+            _WELLS_DVT,
+            "tenderness along the deep veins",
+            "calf tenderness",
+        ),
+        1,
+    ),
+    (_criterion("entire_leg_swollen", "entire leg swollen", _WELLS_DVT, "whole leg swelling", "leg swollen"), 1),
+    (
+        _criterion(
+            "calf_swelling",
+            "calf swelling > 3 cm compared with the other leg",
+            _WELLS_DVT,
+            "calf swelling",
+            "calf circumference",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "pitting_edema", "pitting edema confined to the symptomatic leg", _WELLS_DVT, "pitting edema", "oedema"
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "collateral_veins",
+            "collateral superficial veins (nonvaricose)",
+            _WELLS_DVT,
+            "collateral veins",
+            "superficial veins",
+        ),
+        1,
+    ),
+    (_criterion("previous_dvt", "previously documented DVT", _WELLS_DVT, "prior DVT", "history of DVT"), 1),
+    (
+        _criterion(
+            "alternative_diagnosis",
+            "alternative diagnosis at least as likely as DVT",
+            _WELLS_DVT,
+            "alternative diagnosis",
+            "cellulitis",
+            "Baker's cyst",
+        ),
+        -2,
+    ),
+)
+
+
+def _wells_dvt(v: Values, steps: Steps) -> float:
+    return _present(v, steps, _WELLS_DVT_ITEMS)
+
+
+WELLS_DVT = Calculator(
+    name="wells_dvt",
+    title="Wells criteria for deep vein thrombosis",
+    inputs=_inputs(_WELLS_DVT_ITEMS),
+    unit="points",
+    source=Source(
+        citation="Wells PS, Anderson DR, Rodger M, et al. Evaluation of D-dimer in the diagnosis of suspected "
+        "deep-vein thrombosis. N Engl J Med 2003;349(13):1227-1235.",
+    ),
+    compute=_wells_dvt,
+    bands=(
+        Band(high=2, label="DVT unlikely", meaning="a negative D-dimer excludes DVT without ultrasound"),
+        Band(low=2, label="DVT likely", meaning="ultrasound, whatever the D-dimer"),
+    ),
+    synonyms=("Wells DVT", "Wells score for DVT", "Wells criteria for deep vein thrombosis"),
+    indications=("deep vein thrombosis probability", "suspected DVT", "leg swelling workup"),
+    digits=0,
+)
+
+# --- PERC rule ------------------------------------------------------------------------------------------------------
+
+_KLINE = "the PERC rule (Kline 2004)"
+OXYGEN_SATURATION = Input(
+    name="oxygen_saturation",
+    label="oxygen saturation on room air",
+    unit="percent",
+    minimum=50,
+    maximum=100,
+    synonyms=("SpO2", "SaO2", "O2 sat", "oxygen saturation", "sats"),
+)
+_PERC_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion("unilateral_leg_swelling", "unilateral leg swelling", _KLINE, "leg swelling", "unilateral edema"),
+        1,
+    ),
+    (_criterion("hemoptysis", "hemoptysis", _KLINE, "hemoptysis", "haemoptysis"), 1),
+    (
+        _criterion(
+            "recent_surgery_or_trauma",
+            "surgery or trauma within 4 weeks requiring hospital treatment",
+            _KLINE,
+            "recent surgery",
+            "trauma",
+        ),
+        1,
+    ),
+    (_criterion("previous_vte", "prior PE or DVT", _KLINE, "prior DVT", "prior PE", "VTE"), 1),
+    (
+        _criterion(
+            "hormone_use",
+            "hormone use (oral contraceptives, hormone replacement or estrogen)",
+            _KLINE,
+            "OCP",
+            "oral contraceptive",
+            "HRT",
+            "estrogen",
+        ),
+        1,
+    ),
+)
+
+
+def _perc(v: Values, steps: Steps) -> float:
+    total = _by_age(steps, v, 0, ((50, 1, "≥ 50"),), "< 50")
+    fast = v["heart_rate"] >= 100
+    total = steps.points(f"heart rate {v['heart_rate']:g} bpm ({'≥ 100' if fast else '< 100'})", int(fast), total)
+    low = v["oxygen_saturation"] < 95
+    total = steps.points(f"SaO₂ {v['oxygen_saturation']:g}% ({'< 95%' if low else '≥ 95%'})", int(low), total)
+    return _present(v, steps, _PERC_ITEMS, total)
+
+
+PERC = Calculator(
+    name="perc",
+    title="PERC rule for pulmonary embolism (criteria present)",
+    inputs=_inputs(_age(), HEART_RATE, OXYGEN_SATURATION, _PERC_ITEMS),
+    unit="criteria",
+    source=Source(
+        citation="Kline JA, Mitchell AM, Kabrhel C, Richman PB, Courtney DM. Clinical criteria to prevent "
+        "unnecessary diagnostic testing in emergency department patients with suspected pulmonary embolism. "
+        "J Thromb Haemost 2004;2(8):1247-1255.",
+    ),
+    compute=_perc,
+    bands=(
+        Band(
+            high=1,
+            label="PERC negative: PE ruled out by PERC",
+            meaning="with a low clinical pretest probability (< 15%), no further testing for PE",
+        ),
+        Band(low=1, label="PERC positive", meaning="PE not excluded by PERC; D-dimer or imaging as indicated"),
+    ),
+    synonyms=("PERC", "PERC rule", "pulmonary embolism rule-out criteria"),
+    indications=("rule out pulmonary embolism", "low-risk PE", "need for D-dimer"),
+    digits=0,
+)
+
+# --- Framingham risk score (hard CHD, ATP III) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FraminghamCoefficients:
+    """A sex's coefficients of the ATP III Framingham hard-CHD equation (cholesterol in mg/dL, SBP in mmHg)."""
+
+    ln_age: float
+    ln_total_cholesterol: float
+    ln_hdl: float
+    ln_sbp: float
+    treated: float
+    smoker: float
+    ln_age_ln_total_cholesterol: float
+    ln_age_smoker: float
+    ln_age_squared: float
+    constant: float
+    baseline_survival: float
+    smoker_age_cap: float
+
+
+FRAMINGHAM_COEFFICIENTS = {
+    "male": FraminghamCoefficients(
+        ln_age=52.00961,
+        ln_total_cholesterol=20.014077,
+        ln_hdl=-0.905964,
+        ln_sbp=1.305784,
+        treated=0.241549,
+        smoker=12.096316,
+        ln_age_ln_total_cholesterol=-4.605038,
+        ln_age_smoker=-2.84367,
+        ln_age_squared=-2.93323,
+        constant=-172.300168,
+        baseline_survival=0.9402,
+        smoker_age_cap=70,
+    ),
+    "female": FraminghamCoefficients(
+        ln_age=31.764001,
+        ln_total_cholesterol=22.465206,
+        ln_hdl=-1.187731,
+        ln_sbp=2.552905,
+        treated=0.420251,
+        smoker=13.07543,
+        ln_age_ln_total_cholesterol=-5.060998,
+        ln_age_smoker=-2.996945,
+        ln_age_squared=0.0,
+        constant=-146.5933061,
+        baseline_survival=0.98767,
+        smoker_age_cap=78,
+    ),
+}
+"""The published coefficients and 10-year baseline survival, by sex; the age in the ln(age) × smoker term is capped
+(70 for men, 78 for women)."""
+
+
+def framingham_sum(v: Values) -> float:
+    """The linear predictor Σβx of the ATP III hard-CHD equation for inputs ``v`` (in the calculator's units).
+
+    Example:
+        >>> round(framingham_sum({"sex": "male", "age": 55, "total_cholesterol": 213, "hdl": 50, "sbp": 120,
+        ...                       "bp_treated": False, "smoker": False}), 4)
+        0.0875
+    """
+    c = FRAMINGHAM_COEFFICIENTS[v["sex"]]
+    ln_age = math.log(v["age"])
+    ln_tc = math.log(v["total_cholesterol"])
+    smoker = 1.0 if v["smoker"] else 0.0
+    return (
+        c.ln_age * ln_age
+        + c.ln_total_cholesterol * ln_tc
+        + c.ln_hdl * math.log(v["hdl"])
+        + c.ln_sbp * math.log(v["sbp"])
+        + c.treated * (1.0 if v["bp_treated"] else 0.0)
+        + c.smoker * smoker
+        + c.ln_age_ln_total_cholesterol * ln_age * ln_tc
+        + c.ln_age_smoker * math.log(min(v["age"], c.smoker_age_cap)) * smoker
+        + c.ln_age_squared * ln_age * ln_age
+        + c.constant
+    )
+
+
+def _framingham(v: Values, steps: Steps) -> float:
+    if v["hdl"] >= v["total_cholesterol"]:
+        raise CalculatorInputError(
+            f"hdl (HDL cholesterol) = {v['hdl']:g} mg/dL is not below total_cholesterol (total cholesterol) = "
+            f"{v['total_cholesterol']:g} mg/dL"
+        )
+    c = FRAMINGHAM_COEFFICIENTS[v["sex"]]
+    age, tc, smoker = v["age"], v["total_cholesterol"], int(bool(v["smoker"]))
+    terms = [
+        (c.ln_age, f"ln(age {age:g})"),
+        (c.ln_total_cholesterol, f"ln(total cholesterol {tc:g})"),
+        (c.ln_hdl, f"ln(HDL {v['hdl']:g})"),
+        (c.ln_sbp, f"ln(SBP {v['sbp']:g})"),
+        (c.treated, f"treated {int(bool(v['bp_treated']))}"),
+        (c.smoker, f"smoker {smoker}"),
+        (c.ln_age_ln_total_cholesterol, "ln(age)·ln(total cholesterol)"),
+        (c.ln_age_smoker, f"ln({min(age, c.smoker_age_cap):g}, age capped at {c.smoker_age_cap:g})·smoker {smoker}"),
+        (c.ln_age_squared, "ln(age)²"),
+    ]
+    written = " ".join(f"{'−' if b < 0 else '+'} {abs(b)}·{words}" for b, words in terms if b).removeprefix("+ ")
+    steps.add(f"{v['sex']}: Σβx = {written} − {abs(c.constant)}")
+    total = framingham_sum(v)
+    risk = 100 * (1 - float(c.baseline_survival ** math.exp(total)))
+    steps.add(f"Σβx = {total:.4f}; 10-year risk = 1 − {c.baseline_survival}^exp({total:.4f}) = {risk:.2f}%")
+    return risk
+
+
+FRAMINGHAM = Calculator(
+    name="framingham_chd",
+    title="Framingham risk score: 10-year risk of hard coronary heart disease (ATP III)",
+    inputs=(
+        _age(maximum=79, minimum=20),
+        SEX,
+        Input(
+            name="total_cholesterol",
+            label="total cholesterol",
+            unit="mg/dL",
+            substance="cholesterol",
+            minimum=50,
+            maximum=700,
+            synonyms=("TC", "total cholesterol", "cholesterol", "chol"),
+        ),
+        Input(
+            name="hdl",
+            label="HDL cholesterol",
+            unit="mg/dL",
+            substance="cholesterol",
+            minimum=5,
+            maximum=200,
+            synonyms=("HDL", "HDL-C", "HDL cholesterol"),
+        ),
+        Input(
+            name="sbp",
+            label="systolic blood pressure",
+            unit="mmHg",
+            minimum=60,
+            maximum=300,
+            synonyms=("SBP", "systolic", "systolic blood pressure", "BP"),
+        ),
+        Input(
+            name="bp_treated",
+            label="on treatment for high blood pressure",
+            kind="boolean",
+            synonyms=("antihypertensive", "on BP medication", "treated hypertension"),
+        ),
+        Input(
+            name="smoker",
+            label="current smoker",
+            kind="boolean",
+            synonyms=("smoker", "smoking", "tobacco", "cigarettes"),
+        ),
+    ),
+    unit="%",
+    source=Source(
+        citation="National Cholesterol Education Program Expert Panel. Third Report of the NCEP Expert Panel on "
+        "Detection, Evaluation, and Treatment of High Blood Cholesterol in Adults (Adult Treatment Panel III) final "
+        "report. Circulation 2002;106(25):3143-3421 — the Framingham hard-CHD (myocardial infarction or coronary "
+        "death) Cox equation as published by the Framingham Heart Study for ATP III, not the point tables; derived "
+        "from Wilson PWF, D'Agostino RB, Levy D, et al. Prediction of coronary heart disease using risk factor "
+        "categories. Circulation 1998;97(18):1837-1847.",
+        url="https://www.framinghamheartstudy.org/fhs-risk-functions/hard-coronary-heart-disease-10-year-risk/",
+    ),
+    compute=_framingham,
+    bands=(
+        Band(high=10, label="lower risk", meaning="10-year hard CHD risk < 10% (ATP III)"),
+        Band(low=10, high=20, label="intermediate risk", meaning="10-year risk 10-20% (ATP III)"),
+        Band(low=20, label="high risk", meaning="10-year risk ≥ 20%: a CHD risk equivalent (ATP III)"),
+    ),
+    synonyms=("Framingham risk score", "FRS", "Framingham", "ATP III risk", "10-year CHD risk"),
+    indications=("10-year coronary heart disease risk", "cardiovascular risk", "statin decision", "MI risk"),
+)
+
+# --- Corrected QT interval ------------------------------------------------------------------------------------------
+
+QT = Input(
+    name="qt",
+    label="QT interval",
+    unit="ms",
+    minimum=150,
+    maximum=800,
+    synonyms=("QT", "QT interval", "uncorrected QT"),
+)
+Correction = Callable[[float, float, float], tuple[float, str]]
+"""QTc from the QT (ms), heart rate (bpm) and RR (s): the value and the formula with its numbers."""
+_QTC_BANDS = (
+    Band(high=450, label="not prolonged", meaning="QTc < 450 ms"),
+    Band(low=450, high=460, label="borderline", meaning="prolonged in men (≥ 450 ms), not in women (≥ 460 ms)"),
+    Band(low=460, high=500, label="prolonged", meaning="≥ 450 ms in men, ≥ 460 ms in women"),
+    Band(low=500, label="markedly prolonged", meaning="QTc of 500 ms or more: risk of torsade de pointes"),
+)
+_QTC_BANDS_CITATION = (
+    "Rautaharju PM, Surawicz B, Gettes LS. AHA/ACCF/HRS recommendations for the standardization and interpretation "
+    "of the electrocardiogram, part IV: the ST segment, T and U waves, and the QT interval. Circulation "
+    "2009;119(10):e241-e250; Drew BJ, Ackerman MJ, Funk M, et al. Prevention of torsade de pointes in hospital "
+    "settings. Circulation 2010;121(8):1047-1060."
+)
+
+
+def _qtc(name: str, title: str, citation: str, correct: Correction, *synonyms: str) -> Calculator:
+    def compute(v: Values, steps: Steps) -> float:
+        rr = 60 / v["heart_rate"]
+        steps.add(f"RR = 60 / {v['heart_rate']:g} bpm = {rr:.4f} s")
+        value, formula = correct(v["qt"], v["heart_rate"], rr)
+        steps.add(f"QTc = {formula} = {value:.1f} ms")
+        return value
+
+    return Calculator(
+        name=name,
+        title=title,
+        inputs=(QT, HEART_RATE),
+        unit="ms",
+        source=Source(citation=citation, bands_citation=_QTC_BANDS_CITATION),
+        compute=compute,
+        bands=_QTC_BANDS,
+        synonyms=("QTc", "corrected QT", *synonyms),
+        indications=("corrected QT interval", "QT prolongation", "drug-induced QT prolongation"),
+        digits=0,
+    )
+
+
+QTC_BAZETT = _qtc(
+    "qtc_bazett",
+    "Corrected QT interval (Bazett)",
+    "Bazett HC. An analysis of the time-relations of electrocardiograms. Heart 1920;7:353-370.",
+    lambda qt, hr, rr: (qt / math.sqrt(rr), f"QT / √RR = {qt:g} / √{rr:.4f}"),
+    "Bazett",
+    "QTc Bazett",
+)
+QTC_FRIDERICIA = _qtc(
+    "qtc_fridericia",
+    "Corrected QT interval (Fridericia)",
+    "Fridericia LS. Die Systolendauer im Elektrokardiogramm bei normalen Menschen und bei Herzkranken. "
+    "Acta Med Scand 1920;53:469-486.",
+    lambda qt, hr, rr: (qt / rr ** (1 / 3), f"QT / ∛RR = {qt:g} / ∛{rr:.4f}"),
+    "Fridericia",
+    "Fredericia",
+    "QTc Fridericia",
+)
+QTC_FRAMINGHAM = _qtc(
+    "qtc_framingham",
+    "Corrected QT interval (Framingham, Sagie)",
+    "Sagie A, Larson MG, Goldberg RJ, Bengtson JR, Levy D. An improved method for adjusting the QT interval for "
+    "heart rate (the Framingham Heart Study). Am J Cardiol 1992;70(7):797-801.",
+    lambda qt, hr, rr: (qt + 154 * (1 - rr), f"QT + 154 ms × (1 − RR) = {qt:g} + 154 × (1 − {rr:.4f})"),
+    "Framingham QTc",
+    "Sagie",
+)
+QTC_HODGES = _qtc(
+    "qtc_hodges",
+    "Corrected QT interval (Hodges)",
+    "Hodges M, Salerno D, Erlien D. Bazett's QT correction reviewed: evidence that a linear QT correction for heart "
+    "rate is better. J Am Coll Cardiol 1983;1(2):694 (abstract).",
+    lambda qt, hr, rr: (qt + 1.75 * (hr - 60), f"QT + 1.75 × (HR − 60) = {qt:g} + 1.75 × ({hr:g} − 60)"),
+    "Hodges",
+    "QTc Hodges",
+)
+QTC_RAUTAHARJU = _qtc(
+    "qtc_rautaharju",
+    "Corrected QT interval (Rautaharju)",
+    "Rautaharju PM, Mason JW, Akiyama T. New age- and sex-specific criteria for QT prolongation based on rate "
+    "correction formulas that minimize bias at the upper normal limits. Int J Cardiol 2014;174(3):535-540.",
+    lambda qt, hr, rr: (qt * (120 + hr) / 180, f"QT × (120 + HR) / 180 = {qt:g} × (120 + {hr:g}) / 180"),
+    "Rautaharju",
+    "QTc Rautaharju",
+)
+
+# --- Mean arterial pressure -----------------------------------------------------------------------------------------
+
+SBP = Input(
+    name="sbp",
+    label="systolic blood pressure",
+    unit="mmHg",
+    minimum=40,
+    maximum=300,
+    synonyms=("SBP", "systolic", "systolic blood pressure"),
+)
+DBP = Input(
+    name="dbp",
+    label="diastolic blood pressure",
+    unit="mmHg",
+    minimum=10,
+    maximum=200,
+    synonyms=("DBP", "diastolic", "diastolic blood pressure"),
+)
+
+
+def _map(v: Values, steps: Steps) -> float:
+    if v["dbp"] >= v["sbp"]:
+        raise CalculatorInputError(
+            f"dbp (diastolic blood pressure) = {v['dbp']:g} mmHg is not below sbp (systolic blood pressure) = "
+            f"{v['sbp']:g} mmHg"
+        )
+    value = float(v["dbp"] + (v["sbp"] - v["dbp"]) / 3)
+    steps.add(f"MAP = DBP + (SBP − DBP) / 3 = {v['dbp']:g} + ({v['sbp']:g} − {v['dbp']:g}) / 3 = {value:.1f} mmHg")
+    return value
+
+
+MAP = Calculator(
+    name="map",
+    title="Mean arterial pressure (MAP)",
+    inputs=(SBP, DBP),
+    unit="mmHg",
+    source=Source(
+        citation="Klabunde RE. Cardiovascular Physiology Concepts, 2nd ed. Lippincott Williams & Wilkins, 2011: "
+        "MAP ≈ diastolic pressure + one third of the pulse pressure at resting heart rates.",
+        bands_citation="Evans L, Rhodes A, Alhazzani W, et al. Surviving Sepsis Campaign: international guidelines "
+        "for management of sepsis and septic shock 2021. Crit Care Med 2021;49(11):e1063-e1143 (initial MAP target "
+        "65 mmHg).",
+    ),
+    compute=_map,
+    bands=(
+        Band(high=65, label="below 65 mmHg", meaning="under the initial MAP target in septic shock"),
+        Band(low=65, label="65 mmHg or more", meaning="at or above the initial MAP target in septic shock"),
+    ),
+    synonyms=("MAP", "mean arterial pressure", "mean blood pressure"),
+    indications=("mean arterial pressure", "perfusion pressure", "vasopressor target"),
+)
+
+# --- TIMI risk score for UA/NSTEMI ----------------------------------------------------------------------------------
+
+_ANTMAN = "the TIMI risk score (Antman 2000)"
+_TIMI_RISK_FACTORS: tuple[Item, ...] = (
+    (
+        _criterion("family_history", "family history of coronary artery disease", _ANTMAN, "family history of CAD"),
+        1,
+    ),
+    (_criterion("hypertension", "hypertension", _ANTMAN, "HTN", "hypertension"), 1),
+    (
+        _criterion("hypercholesterolemia", "hypercholesterolemia", _ANTMAN, "hyperlipidemia", "high cholesterol"),
+        1,
+    ),
+    (_criterion("diabetes", "diabetes mellitus", _ANTMAN, "DM", "diabetes"), 1),
+    (_criterion("current_smoker", "current smoker", _ANTMAN, "smoker", "smoking", "tobacco"), 1),
+)
+_TIMI_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion("known_cad", "known coronary stenosis ≥ 50%", _ANTMAN, "known CAD", "prior stenosis", "prior PCI"),
+        1,
+    ),
+    (_criterion("aspirin", "aspirin use in the past 7 days", _ANTMAN, "aspirin", "ASA"), 1),
+    (
+        _criterion("severe_angina", "severe angina (≥ 2 episodes in 24 hours)", _ANTMAN, "recurrent angina", "angina"),
+        1,
+    ),
+    (
+        _criterion(
+            "st_deviation", "ST deviation ≥ 0.5 mm on the presenting ECG", _ANTMAN, "ST depression", "ST changes"
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "positive_marker",
+            "elevated cardiac marker (troponin or CK-MB)",
+            _ANTMAN,
+            "positive troponin",
+            "elevated troponin",
+            "CK-MB",
+        ),
+        1,
+    ),
+)
+
+
+def _timi(v: Values, steps: Steps) -> float:
+    total = _by_age(steps, v, 0, ((65, 1, "≥ 65"),), "< 65")
+    present = [spec.label for spec, _ in _TIMI_RISK_FACTORS if v[spec.name]]
+    enough = len(present) >= 3
+    listed = f": {', '.join(present)}" if present else ""
+    total = steps.points(
+        f"{len(present)} coronary risk factor{'s' if len(present) != 1 else ''} ({'≥ 3' if enough else '< 3'}){listed}",
+        int(enough),
+        total,
+    )
+    return _present(v, steps, _TIMI_ITEMS, total)
+
+
+TIMI = Calculator(
+    name="timi_ua_nstemi",
+    title="TIMI risk score for unstable angina / NSTEMI",
+    inputs=_inputs(_age(), _TIMI_RISK_FACTORS, _TIMI_ITEMS),
+    unit="points",
+    source=Source(
+        citation="Antman EM, Cohen M, Bernink PJLM, et al. The TIMI risk score for unstable angina/non-ST elevation "
+        "MI: a method for prognostication and therapeutic decision making. JAMA 2000;284(7):835-842.",
+    ),
+    compute=_timi,
+    bands=(
+        Band(high=2, label="0-1 points", meaning="death, MI or urgent revascularization by day 14: 4.7%"),
+        Band(low=2, high=3, label="2 points", meaning="14-day events 8.3%"),
+        Band(low=3, high=4, label="3 points", meaning="14-day events 13.2%"),
+        Band(low=4, high=5, label="4 points", meaning="14-day events 19.9%"),
+        Band(low=5, high=6, label="5 points", meaning="14-day events 26.2%"),
+        Band(low=6, label="6-7 points", meaning="14-day events 40.9%"),
+    ),
+    synonyms=("TIMI", "TIMI score", "TIMI risk score", "TIMI UA/NSTEMI"),
+    indications=("unstable angina risk", "NSTEMI risk", "acute coronary syndrome prognosis"),
+    digits=0,
+)
+
+# --- Caprini VTE risk -----------------------------------------------------------------------------------------------
+
+_CAPRINI = "the Caprini score (Caprini 2005)"
+CAPRINI_SURGERY = {
+    "none": 0,
+    "minor": 1,
+    "major": 2,
+    "laparoscopic": 2,
+    "arthroscopic": 2,
+    "elective major lower extremity arthroplasty": 5,
+}
+"""Type of surgery: minor 1; major (> 45 min), laparoscopic (> 45 min) or arthroscopic 2; elective arthroplasty 5."""
+CAPRINI_MOBILITY = {"normal": 0, "bed rest": 1, "confined to bed >72 hours": 2}
+"""Mobility: ambulatory 0; medical patient at bed rest 1; confined to bed > 72 hours 2."""
+_CAPRINI_ITEMS: tuple[Item, ...] = (
+    (_criterion("recent_major_surgery", "major surgery within 1 month", _CAPRINI, "recent major surgery"), 1),
+    (_criterion("chf", "congestive heart failure within 1 month", _CAPRINI, "CHF", "heart failure"), 1),
+    (_criterion("sepsis", "sepsis within 1 month", _CAPRINI, "sepsis"), 1),
+    (_criterion("pneumonia", "serious lung disease incl. pneumonia within 1 month", _CAPRINI, "pneumonia"), 1),
+    (_criterion("plaster_cast", "immobilizing plaster cast within 1 month", _CAPRINI, "cast", "plaster cast"), 2),
+    (
+        _criterion(
+            "fracture", "hip, pelvis or leg fracture within 1 month", _CAPRINI, "hip fracture", "pelvic fracture"
+        ),
+        5,
+    ),
+    (_criterion("stroke", "stroke within 1 month", _CAPRINI, "stroke", "CVA"), 5),
+    (_criterion("multiple_trauma", "multiple trauma within 1 month", _CAPRINI, "polytrauma", "multiple trauma"), 5),
+    (
+        _criterion(
+            "spinal_cord_injury",
+            "acute spinal cord injury with paralysis within 1 month",
+            _CAPRINI,
+            "spinal cord injury",
+            "paralysis",
+        ),
+        5,
+    ),
+    (_criterion("varicose_veins", "varicose veins", _CAPRINI, "varicose veins"), 1),
+    (_criterion("swollen_legs", "current swollen legs", _CAPRINI, "leg swelling", "edema"), 1),
+    (_criterion("central_venous_access", "current central venous access", _CAPRINI, "central line", "PICC"), 2),
+    (_criterion("history_vte", "history of DVT or PE", _CAPRINI, "prior DVT", "prior PE", "VTE"), 3),
+    (_criterion("family_history_vte", "family history of thrombosis", _CAPRINI, "family history of VTE"), 3),
+    (_criterion("factor_v_leiden", "factor V Leiden", _CAPRINI, "factor V Leiden", "FVL"), 3),
+    (_criterion("prothrombin_20210a", "prothrombin 20210A", _CAPRINI, "prothrombin mutation"), 3),
+    (_criterion("homocysteine", "elevated serum homocysteine", _CAPRINI, "hyperhomocysteinemia"), 3),
+    (_criterion("lupus_anticoagulant", "lupus anticoagulant", _CAPRINI, "lupus anticoagulant"), 3),
+    (_criterion("anticardiolipin", "elevated anticardiolipin antibodies", _CAPRINI, "anticardiolipin"), 3),
+    (_criterion("hit", "heparin-induced thrombocytopenia", _CAPRINI, "HIT"), 3),
+    (
+        _criterion("other_thrombophilia", "other congenital or acquired thrombophilia", _CAPRINI, "thrombophilia"),
+        3,
+    ),
+    (_criterion("ibd", "history of inflammatory bowel disease", _CAPRINI, "IBD", "Crohn's", "ulcerative colitis"), 1),
+    (_criterion("acute_mi", "acute myocardial infarction", _CAPRINI, "acute MI", "STEMI", "NSTEMI"), 1),
+    (_criterion("copd", "COPD or abnormal pulmonary function", _CAPRINI, "COPD", "emphysema"), 1),
+    (_criterion("malignancy", "present or previous malignancy", _CAPRINI, "cancer", "malignancy"), 2),
+    (_criterion("pregnancy", "pregnancy or postpartum", _CAPRINI, "pregnant", "postpartum"), 1),
+    (
+        _criterion(
+            "pregnancy_loss",
+            "unexplained stillbirth or ≥ 3 spontaneous abortions, toxemia or growth-restricted infant",
+            _CAPRINI,
+            "stillbirth",
+            "recurrent miscarriage",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "hormones", "oral contraceptives or hormone replacement", _CAPRINI, "OCP", "HRT", "oral contraceptive"
+        ),
+        1,
+    ),
+)
+
+
+def _caprini(v: Values, steps: Steps) -> float:
+    total = _by_age(steps, v, 0, ((75, 3, "≥ 75"), (61, 2, "61–74"), (41, 1, "41–60")), "≤ 40")
+    total = steps.points(f"surgery: {v['surgery']}", CAPRINI_SURGERY[v["surgery"]], total)
+    total = steps.points(f"mobility: {v['mobility']}", CAPRINI_MOBILITY[v["mobility"]], total)
+    heavy = v["bmi"] > 25
+    total = steps.points(f"BMI {v['bmi']:g} kg/m² ({'> 25' if heavy else '≤ 25'})", int(heavy), total)
+    return _present(v, steps, _CAPRINI_ITEMS, total)
+
+
+CAPRINI = Calculator(
+    name="caprini",
+    title="Caprini score for venous thromboembolism risk (2005)",
+    inputs=(
+        _age(),
+        Input(
+            name="surgery",
+            label="type of surgery",
+            kind="choice",
+            choices=tuple(CAPRINI_SURGERY),
+            default="none",
+            default_rule="no surgery documented scores 0 (Caprini 2005 scores the surgery done or planned)",
+            synonyms=("surgery", "operation", "procedure", "arthroplasty"),
+        ),
+        Input(
+            name="mobility",
+            label="mobility",
+            kind="choice",
+            choices=tuple(CAPRINI_MOBILITY),
+            default="normal",
+            default_rule="no bed rest documented scores 0 (Caprini 2005: ambulatory patient)",
+            synonyms=("bed rest", "bedbound", "immobile", "ambulatory"),
+        ),
+        BMI_INPUT,
+        *(spec for spec, _ in _CAPRINI_ITEMS),
+    ),
+    unit="points",
+    source=Source(
+        citation="Caprini JA. Thrombosis risk assessment as a guide to quality patient care. Dis Mon "
+        "2005;51(2-3):70-78.",
+    ),
+    compute=_caprini,
+    bands=(
+        Band(high=2, label="low risk", meaning="early ambulation (Caprini 2005)"),
+        Band(low=2, high=3, label="moderate risk", meaning="mechanical or pharmacological prophylaxis"),
+        Band(low=3, high=5, label="high risk", meaning="pharmacological prophylaxis, with or without mechanical"),
+        Band(low=5, label="highest risk", meaning="pharmacological and mechanical prophylaxis"),
+    ),
+    synonyms=("Caprini", "Caprini score", "Caprini RAM", "Caprini VTE risk"),
+    indications=("VTE prophylaxis in surgical patients", "venous thromboembolism risk", "DVT prophylaxis"),
+    digits=0,
+)
+
+# --- Padua prediction score -----------------------------------------------------------------------------------------
+
+_BARBAR = "the Padua prediction score (Barbar 2010)"
+_PADUA_ITEMS: tuple[Item, ...] = (
+    (
+        _criterion(
+            "active_cancer",
+            "active cancer (metastases, or chemo- or radiotherapy in the last 6 months)",
+            _BARBAR,
+            "cancer",
+            "metastatic",
+            "chemotherapy",
+        ),
+        3,
+    ),
+    (
+        _criterion(
+            "previous_vte",
+            "previous VTE (excluding superficial vein thrombosis)",
+            _BARBAR,
+            "prior DVT",
+            "prior PE",
+            "VTE",
+        ),
+        3,
+    ),
+    (
+        _criterion(
+            "reduced_mobility",
+            "reduced mobility (bed rest with bathroom privileges ≥ 3 days)",
+            _BARBAR,
+            "bed rest",
+            "immobile",
+            "bedbound",
+        ),
+        3,
+    ),
+    (_criterion("thrombophilia", "known thrombophilic condition", _BARBAR, "thrombophilia", "factor V Leiden"), 3),
+    (
+        _criterion("recent_trauma_or_surgery", "trauma or surgery within 1 month", _BARBAR, "recent surgery", "trauma"),
+        2,
+    ),
+)
+_PADUA_LATER: tuple[Item, ...] = (
+    (
+        _criterion(
+            "heart_or_respiratory_failure",
+            "heart and/or respiratory failure",
+            _BARBAR,
+            "heart failure",
+            "respiratory failure",
+            "CHF",
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "acute_mi_or_stroke", "acute myocardial infarction or ischemic stroke", _BARBAR, "acute MI", "stroke"
+        ),
+        1,
+    ),
+    (
+        _criterion(
+            "infection_or_rheumatologic",
+            "acute infection and/or rheumatologic disorder",
+            _BARBAR,
+            "infection",
+            "pneumonia",
+            "rheumatologic",
+        ),
+        1,
+    ),
+    (_criterion("hormonal_treatment", "ongoing hormonal treatment", _BARBAR, "HRT", "oral contraceptive"), 1),
+)
+
+
+def _padua(v: Values, steps: Steps) -> float:
+    total = _present(v, steps, _PADUA_ITEMS)
+    total = _by_age(steps, v, total, ((70, 1, "elderly, ≥ 70"),), "< 70")
+    total = _present(v, steps, _PADUA_LATER, total)
+    obese = v["bmi"] >= 30
+    return steps.points(f"BMI {v['bmi']:g} kg/m² ({'obese, ≥ 30' if obese else '< 30'})", int(obese), total)
+
+
+PADUA = Calculator(
+    name="padua",
+    title="Padua prediction score for VTE risk in medical inpatients",
+    inputs=_inputs(_PADUA_ITEMS, _age(), _PADUA_LATER, BMI_INPUT),
+    unit="points",
+    source=Source(
+        citation="Barbar S, Noventa F, Rossetto V, et al. A risk assessment model for the identification of "
+        "hospitalized medical patients at risk for venous thromboembolism: the Padua Prediction Score. J Thromb "
+        "Haemost 2010;8(11):2450-2457.",
+    ),
+    compute=_padua,
+    bands=(
+        Band(high=4, label="low risk", meaning="VTE in 0.3% without prophylaxis; no prophylaxis needed"),
+        Band(low=4, label="high risk", meaning="VTE in 11% without prophylaxis; thromboprophylaxis indicated"),
+    ),
+    synonyms=("Padua", "Padua score", "Padua prediction score", "PPS"),
+    indications=("VTE prophylaxis in medical inpatients", "venous thromboembolism risk", "DVT prophylaxis"),
+    digits=0,
+)
+
+CALCULATORS = (
+    CHA2DS2_VASC,
+    HAS_BLED,
+    HEART,
+    RCRI,
+    WELLS_PE,
+    WELLS_DVT,
+    PERC,
+    FRAMINGHAM,
+    QTC_BAZETT,
+    QTC_FRIDERICIA,
+    QTC_FRAMINGHAM,
+    QTC_HODGES,
+    QTC_RAUTAHARJU,
+    MAP,
+    TIMI,
+    CAPRINI,
+    PADUA,
+)
