@@ -345,3 +345,10 @@ def test_documented_disagreements(
     assert ours is not None
     assert round(ours, 1) == clinrag, reason
     assert round(function[name](_medcalc_params(name, given))["Answer"], 1) == medcalc, reason
+
+
+def test_cockcroft_gault_refuses_a_height_devine_cannot_weigh() -> None:
+    # a vignette found it: 78 cm gave Devine's ideal weight -17 kg and a clearance of -107 mL/min
+    case = {"age": 51, "sex": "male", "weight": 12, "creatinine": 0.2, "height": 78, "weight_basis": "by_bmi"}
+    with pytest.raises(CalculatorInputError, match=r"height .* is outside 120 to 250 cm"):
+        COCKCROFT_GAULT.run(case)

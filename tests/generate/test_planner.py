@@ -52,12 +52,12 @@ def test_a_named_patient_stays_records() -> None:
 
 
 def test_a_new_capability_slots_in_as_a_detector() -> None:
-    def calculators(context: object) -> list[Signal]:
-        return [Signal("calculator", "asks for a score")] if "CHA2DS2-VASc" in getattr(context, "question", "") else []
+    def literature(context: object) -> list[Signal]:
+        return [Signal("literature", "asks what trials found")] if "trials" in getattr(context, "question", "") else []
 
-    planner = Planner(Vocabulary.build(), detect_persons=False, detectors=(records_detector, calculators))
-    plan = planner.plan("What is the CHA2DS2-VASc score of a 70 year old?")
-    assert plan.destinations == ("records", "calculator")
+    planner = Planner(Vocabulary.build(), detect_persons=False, detectors=(records_detector, literature))
+    plan = planner.plan("What did trials of apixaban in a 70 year old find?")
+    assert plan.destinations == ("records", "literature")
 
 
 def test_the_labelled_questions_are_well_formed() -> None:

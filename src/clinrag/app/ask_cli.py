@@ -18,6 +18,7 @@ from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
+from clinrag.generate.calculation import RECORD_PASSAGES
 from clinrag.generate.experience import ExperiencePart, answer_experience
 from clinrag.generate.llm import generator_from
 from clinrag.generate.planner import Planner
@@ -30,7 +31,7 @@ from clinrag.population.node import LocalCounter
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.settings import AnswerSettings, Settings
-from clinrag.types import Answer, SearchFilters
+from clinrag.types import Answer, Hit, SearchFilters
 
 
 def _bounds(name: str) -> tuple[int, int]:
@@ -144,6 +145,7 @@ def ask_command(
             None if filters else federated,
             lambda: federated_answer(question, filters),
             (lambda: answer_experience(question, finder, federated_answer)) if finder else None,
+            lambda text: searcher.retrieve(text, filters, k=RECORD_PASSAGES).hits,
         )
         parts = searcher.last.orgs if searcher.last is not None else []
         if as_json:
@@ -173,12 +175,20 @@ def ask_command(
         finally:
             retriever.close()
 
+    def local_lookup(text: str) -> Sequence[Hit]:
+        retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)
+        try:
+            return retriever.retrieve(text, filters, k=RECORD_PASSAGES).hits
+        finally:
+            retriever.close()
+
     experience = None if filters or counter is None else LocalFinder(node)
     answer = answer_routed(
         plan,
         None if filters else counter,
         lambda: local_answer(question, filters),
         (lambda: answer_experience(question, experience, local_answer)) if experience else None,
+        local_lookup,
     )
     if as_json:
         typer.echo(answer_json(answer))
@@ -195,6 +205,12 @@ def print_routed(answer: RoutedAnswer) -> None:
     if answer.experience is not None:
         print_answer(answer)
         print_experience(answer.experience)
+        return
+    if answer.calculations:
+        print_answer(answer)
+        for calculation in answer.calculations:
+            for step in calculation.steps:
+                console.print(f"  {step}", style="dim", highlight=False, markup=False)
         return
     if answer.population is None:
         print_answer(answer)

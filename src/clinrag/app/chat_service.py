@@ -41,6 +41,7 @@ from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.protocol import RetrieveRequest
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
 from clinrag.generate.answer import Answerer
+from clinrag.generate.calculation import RECORD_PASSAGES
 from clinrag.generate.experience import answer_experience
 from clinrag.generate.llm import Generator, generator_from
 from clinrag.generate.planner import Planner
@@ -121,6 +122,7 @@ class Job:
                 self.counter,
                 lambda: records(self.question, self.filters),
                 (lambda: answer_experience(self.question, finder, records)) if finder is not None else None,
+                lambda text: self.searcher.retrieve(text, self.filters, k=RECORD_PASSAGES).hits,
             )
         log.info("answered job=%s route=%s", self.id, answer.route.route if answer.route else "records")
         return answer

@@ -159,7 +159,10 @@ WEIGHT_BASIS = Input(
     default="actual",
     default_rule="Cockcroft and Gault (1976) derived the equation with actual body weight",
 )
-CG_HEIGHT = HEIGHT.model_copy(update={"required": False, "label": "height (to choose the weight by BMI)"})
+CG_HEIGHT = HEIGHT.model_copy(
+    update={"required": False, "label": "height (to choose the weight by BMI)", "minimum": 120}
+)
+"""Devine's ideal weight, which the BMI may choose, is for adults: below 120 cm it reaches zero and below."""
 
 
 def _ideal_weight(female: bool, height_cm: float) -> float:

@@ -14,6 +14,9 @@ Rules of the default detectors:
   common", "compare hospitals") or a plural cohort noun ("patients who…"), and a query the parser could build.
 - *both*: "patients like …", "similar patients", "what happens to patients with …", or a named patient compared
   with others ("How does her stay compare with other patients?").
+- *calculator*: a calculator named, or an indication asked with a calculation cue ("CHA2DS2-VASc for Ada Stone",
+  "stroke risk in AF for a 70-year-old woman"): computed by code (`generate.calculation`), inputs from the question
+  and, for a named patient, from their records; wins over every other destination.
 - *experience*: patients similar to one patient named in full or by identifier ("What were patients like Ada Stone
   discharged with?", "Which patients are similar to patient 10000032?"): the similar patients' records answer
   (`generate.experience`), never the named patient's own.
@@ -39,14 +42,17 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Final, Literal
 
+from clinrag.calculators.registry import registry
+from clinrag.generate.calculation import find_calculator
 from clinrag.population.parse import PopulationReading, parse_question
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.patients import PatientRegistry
 
-Route = Literal["records", "population", "both", "experience"]
+Route = Literal["records", "population", "both", "experience", "calculator"]
 RECORDS: Final = "records"
 POPULATION: Final = "population"
 EXPERIENCE: Final = "experience"
+CALCULATOR: Final = "calculator"
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,9 @@ class Plan:
 
     @property
     def route(self) -> Route:
-        """``records``, ``population``, ``both`` or ``experience``."""
+        """``records``, ``population``, ``both``, ``experience`` or ``calculator``."""
+        if CALCULATOR in self.destinations:
+            return "calculator"
         if EXPERIENCE in self.destinations:
             return "experience"
         records, population = RECORDS in self.destinations, POPULATION in self.destinations
@@ -116,6 +124,21 @@ _SIMILAR_TO = re.compile(
     r"|\bsimilar\s+(?:patients|people|cases)\b",
     re.IGNORECASE,
 )
+
+
+def calculator_detector(context: PlanContext) -> Sequence[Signal]:
+    """A calculator named ("CHA2DS2-VASc", "Cockcroft-Gault", "BMI") or an indication asked with a calculation cue
+    ("stroke risk in AF"): computed by code (`generate.calculation`).
+
+    Example:
+        >>> reading = PopulationReading("What is the CHA2DS2-VASc score of a 70-year-old man?")
+        >>> calculator_detector(PlanContext(reading.question, reading, ()))[0].destination
+        'calculator'
+    """
+    match = find_calculator(context.question, registry().values())
+    if match is None:
+        return []
+    return [Signal(CALCULATOR, f"asks for {match.calculator.title} ({match.how} '{match.matched}')", strong=True)]
 
 
 def experience_detector(context: PlanContext) -> Sequence[Signal]:
@@ -179,7 +202,12 @@ def population_detector(context: PlanContext) -> Sequence[Signal]:
     return [*signals, Signal(POPULATION, f"population cue ({cues}): {reading.describe()}")]
 
 
-DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (experience_detector, records_detector, population_detector)
+DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (
+    calculator_detector,
+    experience_detector,
+    records_detector,
+    population_detector,
+)
 
 
 class Planner:
@@ -222,6 +250,10 @@ def _decide(question: str, reading: PopulationReading, signals: tuple[Signal, ..
     """Population wins over weak records signals; a strong records signal makes it both, or records alone when no
     population query was built or the population cue only counts within one patient ("How many times was she
     admitted?")."""
+    if calculator := [s for s in signals if s.destination == CALCULATOR]:
+        named = [s for s in signals if s.destination == RECORDS and s.strong]
+        reason = calculator[0].reason + (f"; {named[0].reason}: inputs from their records too" if named else "")
+        return Plan(question, (CALCULATOR, *((RECORDS,) if named else ())), reason, reading, signals)
     if experience := [s for s in signals if s.destination == EXPERIENCE]:
         return Plan(question, (EXPERIENCE,), experience[0].reason, reading, signals)
     population = [s for s in signals if s.destination == POPULATION]

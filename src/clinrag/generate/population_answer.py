@@ -7,8 +7,7 @@ departments were denied and not counted), which could not be reached. `RoutedAns
 planner's route and this population part, so ``--json``, the web app and the API carry both.
 
 Example:
-    >>> from clinrag.generate.experience import ExperiencePart
-from clinrag.population.outcome import OrgPart, PopulationOutcome
+    >>> from clinrag.population.outcome import OrgPart, PopulationOutcome
     >>> from clinrag.population.query import CodeCriterion, PopulationQuery
     >>> from clinrag.population.results import Count, OrgAggregate
     >>> query = PopulationQuery(cohort=(CodeCriterion(kind="diagnosis", prefixes=("I63",), label="stroke"),))
@@ -28,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clinrag.generate.calculation import Calculation
 from clinrag.generate.experience import ExperiencePart
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery, TextCriterion
@@ -58,7 +58,7 @@ class RouteInfo(_Model):
     """Where the planner sent the question (``records``, ``population``, ``both`` or ``experience``: the records of
     patients similar to the one named) and why, in words."""
 
-    route: Literal["records", "population", "both", "experience"]
+    route: Literal["records", "population", "both", "experience", "calculator"]
     reason: str
 
 
@@ -124,6 +124,8 @@ class RoutedAnswer(Answer):
     route: RouteInfo | None = None
     population: PopulationAnswer | None = None
     experience: ExperiencePart | None = None
+    calculations: tuple[Calculation, ...] = ()
+    """For calculator questions: each calculation (value, interpretation, inputs with their sources, missing)."""
 
 
 def population_answer(outcomes: Sequence[tuple[str, PopulationOutcome]], first_evidence: int = 1) -> PopulationAnswer:

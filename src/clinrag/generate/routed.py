@@ -1,4 +1,5 @@
-"""A question answered along the planner's route: records retrieval, a population query, or both.
+"""A question answered along the planner's route: records retrieval, a population query, both, answers from
+similar patients' records (`experience`) or a calculation (`calculation`).
 
 The planner (`generate.planner`) reads the question; a population query is counted by a `PopulationCounter` (one
 node folder: `population.node.LocalCounter`; the federation: `federation.population_root.FederatedCounter`) and
@@ -6,8 +7,7 @@ put in words (`population_answer`); records go to the ordinary answerer. A quest
 into a query goes to records, and the route's reason says why. The result is a `RoutedAnswer`.
 
 Example:
-    >>> from clinrag.generate.experience import ExperiencePart
-from clinrag.generate.planner import Planner
+    >>> from clinrag.generate.planner import Planner
     >>> from clinrag.population.vocabulary import Vocabulary
     >>> plan = Planner(Vocabulary.build(), detect_persons=False).plan("Hello there")
     >>> routed = answer_routed(plan, None, lambda: Answer(question="Hello there", text="No.", generator="extractive"))
@@ -21,9 +21,12 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from clinrag.calculators.registry import registry
 from clinrag.errors import ClinragError
+from clinrag.generate.calculation import Records as CalcRecords
+from clinrag.generate.calculation import answer_calculation, find_calculator
 from clinrag.generate.experience import ExperiencePart
-from clinrag.generate.planner import Plan
+from clinrag.generate.planner import RECORDS, Plan
 from clinrag.generate.population_answer import RoutedAnswer, RouteInfo, population_answer
 from clinrag.population.outcome import PopulationOutcome
 from clinrag.population.query import PopulationQuery
@@ -56,11 +59,19 @@ def answer_routed(
     counter: PopulationCounter | None,
     records: Callable[[], Answer],
     experience: Callable[[], tuple[Answer, ExperiencePart]] | None = None,
+    lookup: CalcRecords | None = None,
 ) -> RoutedAnswer:
     """Answer ``plan.question`` along ``plan.route``: ``records`` is called for the records part; ``counter``
     (None: population questions cannot be counted here) for each population query; ``experience`` (None: similar
-    patients cannot be found here) for a question about patients similar to one patient."""
+    patients cannot be found here) for a question about patients similar to one patient; ``lookup`` searches a
+    named patient's records for a calculator's inputs (None: inputs from the question only)."""
     route = RouteInfo(route=plan.route, reason=plan.reason)
+    if plan.route == "calculator":
+        match = find_calculator(plan.question, registry().values())
+        if match is not None:
+            named = RECORDS in plan.destinations
+            found, calculation = answer_calculation(plan.question, match.calculator, lookup if named else None)
+            return routed(found, route, calculations=(calculation,))
     if plan.route == "experience":
         if experience is None:
             why = RouteInfo(route="records", reason=f"{plan.reason}; no similar patients here: answered by retrieval")
