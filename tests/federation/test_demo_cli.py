@@ -17,6 +17,10 @@ from pathlib import Path
 
 import httpx
 
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.population.similar_sets import load_code_sets
+from clinrag.population.tables import population_path
+
 from .conftest import Federation
 from .demo_helpers import CLI, Demo, DemoPortRun, start_demo
 from .demo_helpers import assert_stopped as _assert_stopped
@@ -46,6 +50,24 @@ def _running_demo(federation: Federation, tmp_path: Path, ignore_sigint: bool = 
         yield demo
 
 
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``clinrag ARGS`` in a process of its own, as from another terminal (output captured, two minutes at most)."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+def _patient_of_a(federation: Federation) -> tuple[int, str]:
+    """A patient of hospital A with codes and a name no other patient of A has: (id, name)."""
+    with ChunkStore.open(federation.out / "nodes" / "A" / "chunks.sqlite") as chunks:
+        patients = [(subject_id, name) for subject_id, name in chunks.patients() if name]
+    sets = load_code_sets(population_path(federation.out / "nodes" / "A"))
+    names = [name for _, name in patients]
+    return next(
+        (subject_id, name)
+        for subject_id, name in patients
+        if names.count(name) == 1 and sets.row_of(subject_id) is not None and sets.sizes["dx"][sets.row_of(subject_id)]
+    )
+
+
 def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, tmp_path: Path) -> None:
     # started as bash starts `clinrag demo &` in a script: with SIGINT ignored, which the demo must override
     with _running_demo(federation, tmp_path, ignore_sigint=True) as demo:
@@ -61,27 +83,13 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert signin_page.status_code == 200
         assert "Hospital A" in signin_page.text
 
-        ask = subprocess.run(
-            [*CLI, "ask", "Who was treated for a stroke?", "--as", "A.phys"],
-            capture_output=True,
-            text=True,
-            env={**env, "COLUMNS": "200"},
-            timeout=120,
-            check=False,
-        )
+        ask = _cli({**env, "COLUMNS": "200"}, "ask", "Who was treated for a stroke?", "--as", "A.phys")
         assert ask.returncode == 0, ask.stderr
         assert "organisations" in ask.stdout
         assert "C/neurology" in ask.stdout  # denied to A.phys, and said so
         assert any(path.is_file() for path in (tmp_path / "tokens").iterdir())
 
-        asked = subprocess.run(
-            [*CLI, "ask", "Who was treated for a stroke?", "--as", "A.phys.neur", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            check=False,
-        )
+        asked = _cli(env, "ask", "Who was treated for a stroke?", "--as", "A.phys.neur", "--json")
         assert asked.returncode == 0, asked.stderr
         found = json.loads(asked.stdout)
         assert not found["abstained"], found["text"]
@@ -89,6 +97,32 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         cited = [found["sources"][n - 1]["chunk"] for n in found["cited"]]
         assert cited
         assert all(chunk["section"] != "Discharge Instructions" for chunk in cited)  # not "call for signs of stroke"
+
+        subject_id, name = _patient_of_a(federation)
+        similar = _cli(env, "similar", str(subject_id), "--as", "A.phys", "--json", "-k", "5")
+        assert similar.returncode == 0, similar.stderr
+        ranked = json.loads(similar.stdout)
+        assert 0 < len(ranked) <= 5
+        assert {"org", "subject_id", "score", "shared"} <= set(ranked[0])
+        assert "C" not in {match["org"] for match in ranked}  # C denies A.phys
+        assert (("A", subject_id)) not in {(match["org"], match["subject_id"]) for match in ranked}
+        experience = _cli(env, "ask", f"What were patients like {name} discharged with?", "--as", "A.phys", "--json")
+        assert experience.returncode == 0, experience.stderr
+        answered = json.loads(experience.stdout)
+        assert answered["route"]["route"] == "experience"
+        assert answered["experience"]["subject_id"] == subject_id
+        assert subject_id not in {source["chunk"]["subject_id"] for source in answered["sources"]}
+        calc = _cli(env, "ask", f"What is the CHA2DS2-VASc score of {name}?", "--as", "A.phys", "--json")
+        assert calc.returncode == 0, calc.stderr
+        computed = json.loads(calc.stdout)
+        assert computed["route"]["route"] == "calculator"
+        (record,) = computed["calculations"]
+        assert record["calculator"] == "cha2ds2_vasc"
+        assert {"value", "unit", "interpretation", "inputs", "missing"} <= set(record)
+        stated = [used for used in record["inputs"] if used["origin"] == "stated"]
+        assert stated  # age and sex from her records, each cited
+        cited_subjects = {source["chunk"]["subject_id"] for source in computed["sources"]}
+        assert cited_subjects == {subject_id}
 
         token = subprocess.run(
             [*CLI, "token", "--as", "B.nurse"], capture_output=True, text=True, env=env, timeout=60, check=False

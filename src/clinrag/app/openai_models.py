@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinrag.federation.root import OrgResult
+from clinrag.generate.calculation import Calculation
 from clinrag.generate.experience import ExperiencePart
 from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer, RouteInfo
 from clinrag.generate.prompts import provenance
@@ -164,7 +165,9 @@ class ClinragExtension(BaseModel):
     withheld_note: str | None = Field(None, description="'N sensitive passages were withheld by policy.', or null.")
     timings: dict[str, float]
     route: RouteInfo | None = Field(
-        None, description="Where the planner sent the question (records, population or both) and why, in words."
+        None,
+        description="Where the planner sent the question (records, population, both, experience or calculator) and "
+        "why, in words.",
     )
     population: PopulationAnswer | None = Field(
         None,
@@ -177,6 +180,11 @@ class ClinragExtension(BaseModel):
         "best first (organisation, id, score, Jaccard per kind, the codes shared), each organisation's part in the "
         "ranking (ok, denied, unreachable, error), the similar patients whose passages the answer cites, and the "
         "lead sentence.",
+    )
+    calculations: list[Calculation] = Field(
+        default_factory=list,
+        description="For calculator questions: each calculation (calculator, value, unit, interpretation, inputs "
+        "with their origin and source, missing inputs, conflicting record values, steps, the formula's source).",
     )
 
 
@@ -343,6 +351,7 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
         route=answer.route if isinstance(answer, RoutedAnswer) else None,
         population=answer.population if isinstance(answer, RoutedAnswer) else None,
         experience=answer.experience if isinstance(answer, RoutedAnswer) else None,
+        calculations=list(answer.calculations) if isinstance(answer, RoutedAnswer) else [],
     )
 
 

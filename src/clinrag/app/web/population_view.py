@@ -30,6 +30,7 @@ ROUTE_WORDS = {
     "records": "Searched records",
     "both": "Counted across hospitals and searched records",
     "experience": "From similar patients",
+    "calculator": "Computed by a calculator",
 }
 PART_WORDS = {
     "ok": "counted",

@@ -43,8 +43,10 @@ from clinrag.app.openai_models import ClinragExtension, extension
 from clinrag.app.web.signin import SignIn
 from clinrag.app.web.store import Session, Turn, WebStore
 from clinrag.app.web.views import turn_view
+from clinrag.calculators.registry import registry
 from clinrag.errors import AuthenticationError, ClinragError
 from clinrag.federation.root import FederatedSearcher
+from clinrag.generate.calculation import filled_question
 from clinrag.index.store import Mode
 from clinrag.types import Actor, SearchFilters
 
@@ -344,8 +346,8 @@ def create_web_app(
             view = turn_view(turn.id, turn.result["text"], evidence)
         return {"turn": turn, "view": view}
 
-    def turn_html(turn: Turn) -> str:
-        return pages.render("turn_result.html", item=render_turn(turn))
+    def turn_html(turn: Turn, csrf: str) -> str:
+        return pages.render("turn_result.html", item=render_turn(turn), csrf=csrf)
 
     async def run_turn(session: Session, turn: Turn) -> AsyncIterator[bytes]:
         """Answer a claimed turn, yielding its events, and store how it ended."""
@@ -381,7 +383,7 @@ def create_web_app(
                 store.finish_turn(who, turn.id, None, "The answer was interrupted before it finished.")
         ended = store.turn(who, turn.id)
         if ended is not None:
-            yield sse_event("answer" if ended.status == "done" else "failed", {"html": turn_html(ended)})
+            yield sse_event("answer" if ended.status == "done" else "failed", {"html": turn_html(ended, session.csrf)})
 
     @app.post("/ask")
     async def ask(
@@ -391,12 +393,19 @@ def create_web_app(
         sources: Annotated[int | None, Form()] = None,
         mode: Annotated[str, Form()] = "",
         model: Annotated[str, Form()] = "",
+        calculator: Annotated[str, Form()] = "",
         csrf: Annotated[str | None, Form()] = None,
     ) -> Response:
         session = signed_in(request)
         check_csrf(session, csrf or request.headers.get("x-csrf-token"))
         wants_json = request.headers.get("accept", "").startswith("application/json")
         question = question.strip()
+        if calculator:  # a calculation's form: the missing inputs a person gave, written into the question
+            fills = {
+                str(k).removeprefix("fill."): str(v) for k, v in (await request.form()).items() if k.startswith("fill.")
+            }
+            found_calc = registry().get(calculator)
+            question = filled_question(question, found_calc, fills) if found_calc and question else question
         chosen_model = model if model in service.models else next(iter(service.models))
         chosen_mode = mode if mode in MODES else None
         chosen_sources = sources if sources is not None and 1 <= sources <= 50 else service.settings.sources
@@ -442,7 +451,7 @@ def create_web_app(
                     return
                 if current_turn.status in ("done", "failed"):
                     name = "answer" if current_turn.status == "done" else "failed"
-                    yield sse_event(name, {"html": turn_html(current_turn)})
+                    yield sse_event(name, {"html": turn_html(current_turn, session.csrf)})
                     return
                 yield b": still working\n\n"
                 await asyncio.sleep(0.5)

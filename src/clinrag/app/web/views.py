@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from markupsafe import Markup, escape
 
 from clinrag.app.openai_models import ClinragExtension, OrganisationInfo, SentenceInfo, SourceInfo
+from clinrag.app.web.calculation_view import CalculationView, calculation_views
 from clinrag.app.web.experience_view import ExperienceView, experience_view
 from clinrag.app.web.population_view import PopulationView, RouteView, population_view, query_keys, route_view
 from clinrag.generate.citations import lexical_support, strip_citations
@@ -154,12 +155,14 @@ class TurnView:
     """The population part: tables, charts, each hospital's part (None for records-only answers)."""
     experience: ExperienceView | None = None
     """The similar patients behind an answer from experience (None for other answers)."""
+    calculations: tuple[CalculationView, ...] = ()
+    """Each calculation of a calculator answer: result, inputs with their sources, the form for missing inputs."""
 
     @property
     def shows_support(self) -> bool:
         """Whether the answer's support is worth saying: not for a count, nor for a list of similar patients that
         cites no passage."""
-        if self.route is not None and self.route.route == "population":
+        if self.route is not None and self.route.route in ("population", "calculator"):
             return False
         return not (self.experience is not None and not self.cited and not self.uncited)
 
@@ -190,6 +193,8 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
     reason = evidence.abstention.reason if evidence.abstention is not None else ""
     population = evidence.population
     examples = {note.number for note in population.evidence} if population is not None else set()
+    if evidence.calculations:  # the panel lists inputs, sources and steps: the answer shows the result line
+        text = text.split("\n", 1)[0]
     return TurnView(
         answer=answer_markup(text, turn_id, numbers, query_keys(population), examples),
         abstained=evidence.abstained,
@@ -204,6 +209,7 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         route=route_view(evidence.route),
         population=population_view(turn_id, population) if population is not None else None,
         experience=None if evidence.experience is None else _experience(text, evidence.experience, evidence),
+        calculations=calculation_views(evidence.calculations),
     )
 
 
