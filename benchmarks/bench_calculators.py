@@ -1,0 +1,72 @@
+"""Calculation vignettes (issue 19): accuracy, calculator selection, input extraction per kind, missing inputs and
+latency on four vignettes per calculator (`clinrag.evaluate.calc_vignettes`), beside the published MedCalc-Bench
+figures of large language models computing by themselves.
+
+Baseline in the same run: the *question-only* answer — the same vignettes with no record reading (the note is not
+searched), which is what a calculator that reads only the question would do: it must ask for every input.
+
+    python benchmarks/bench_calculators.py [--seed 0] [--seeds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from clinrag.calculators.registry import registry
+from clinrag.evaluate.calc_vignettes import build_vignettes, score
+from clinrag.generate.calculation import answer_calculation, find_calculator
+from common import write
+
+PUBLISHED = {
+    "MedCalc-Bench (Khandekar et al., NeurIPS 2024), GPT-4 one-shot chain-of-thought, overall accuracy": 0.509,
+    "MedCalc-Bench step-wise re-evaluation (Wang et al., 2025), GPT-4o": 0.436,
+}
+
+
+def question_only(seed: int) -> float:
+    """Share of vignettes a question-only calculator gets right (value, or the missing input named)."""
+    right = 0
+    vignettes = build_vignettes(seed)
+    for vignette in vignettes:
+        match = find_calculator(vignette.question, registry().values())
+        if match is None or match.calculator.name != vignette.calculator:
+            continue
+        _, calc = answer_calculation(vignette.question, match.calculator)
+        if vignette.value is None:
+            right += calc.value is None and vignette.missing in calc.missing
+        elif calc.value is not None:
+            right += abs(calc.value - vignette.value) <= max(0.01 * abs(vignette.value), 0.05)
+    return round(right / len(vignettes), 4)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=3, help="seeds run (seed, seed+1, ...): the spread is reported")
+    args = parser.parse_args()
+    runs: dict[str, Any] = {}
+    for seed in range(args.seed, args.seed + args.seeds):
+        scores = dataclasses.asdict(score(build_vignettes(seed)))
+        scores["question_only_accuracy"] = question_only(seed)
+        runs[f"seed_{seed}"] = scores
+        print(
+            f"seed {seed}: {scores['vignettes']} vignettes, {scores['calculators']} calculators, value accuracy "
+            f"{scores['value_accuracy']:.3f} (question-only {scores['question_only_accuracy']:.3f}), selection "
+            f"{scores['selection_accuracy']:.3f}, missing detected {scores['missing_detected']:.3f}, p50/p95 "
+            f"{scores['latency_ms']['p50']}/{scores['latency_ms']['p95']} ms"
+        )
+    write(
+        "calculators",
+        {
+            "benchmark": "calculators",
+            "caveat": "vignettes written by the project's own templates: in-sample for the reading rules",
+            "published": PUBLISHED,
+            "runs": runs,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
