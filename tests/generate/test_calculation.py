@@ -83,3 +83,30 @@ def test_the_modules_examples_hold() -> None:
         outcome = doctest.testmod(module)
         assert outcome.attempted > 0
         assert outcome.failed == 0
+
+
+def test_the_calculators_own_words_are_not_read_as_inputs() -> None:
+    # "175" in the MDRD title is not a creatinine; "unstable angina" in TIMI's title is not the patient's angina
+    mdrd = registry()["mdrd_gfr"]
+    _, calc = answer_calculation(f"What is the {mdrd.title} for this patient?", mdrd)
+    assert "creatinine" in calc.missing
+    assert calc.refused == ""
+    timi = registry()["timi_ua_nstemi"]
+    _, calc = answer_calculation(f"What is the {timi.title} for a 70 year old?", timi)
+    assert {i.name: i.origin for i in calc.inputs}.get("severe_angina") != "given"
+
+
+def test_a_short_acronym_that_is_a_word_is_matched_in_capitals_only() -> None:
+    found = find_calculator("Calculate the 10-year coronary heart disease risk for this patient.", registry().values())
+    assert found is not None
+    assert found.calculator.name == "framingham_chd"
+    heart = find_calculator("What is the HEART score for this chest pain?", registry().values())
+    assert heart is not None
+    assert heart.calculator.name == "heart_score"
+
+
+def test_a_negation_reaches_the_words_after_it() -> None:
+    has_bled = registry()["has_bled"]
+    question = "HAS-BLED for a 70 year old with no prior major bleeding or predisposition to bleeding"
+    _, calc = answer_calculation(question, has_bled)
+    assert {i.name: i.value for i in calc.inputs}["bleeding"] is False

@@ -78,7 +78,7 @@ _NUMBER = r"((?:(?<=[\s:])-)?\d+(?:\.\d+)?)"
 _GAP = r"[^\d\n.;]{0,24}?"
 _NEGATION = re.compile(
     r"\b(?:no|not|denies|denied|without|negative\s+for|ruled\s+out|absence\s+of|free\s+of|never\s+had|nor)\b"
-    r"(?:\s+[\w/-]+){0,3}\s*$",
+    r"(?:\s+[\w/-]+){0,5}\s*$",  # NegEx's window: a negation reaches five words ("no prior bleeding or …")
     re.IGNORECASE,
 )
 _RELATIVE = re.compile(
@@ -110,13 +110,17 @@ class Reading:
 
 
 def words_of(spec: Input) -> list[str]:
-    """The words an input is written with in text: label, name and synonyms, longest first.
+    """The words an input is written with in text: label (also without the explanation in brackets a spec's label
+    may carry, which notes do not write), name and synonyms, longest first.
 
     Example:
         >>> words_of(Input(name="heart_rate", label="heart rate", synonyms=("HR", "pulse")))
         ['heart rate', 'pulse', 'hr']
+        >>> words_of(Input(name="inr", label="international normalised ratio (INR)"))
+        ['international normalised ratio (inr)', 'international normalised ratio', 'inr']
     """
-    words = {spec.label.lower(), spec.name.replace("_", " ").lower(), *(s.lower() for s in spec.synonyms)}
+    plain = re.sub(r"\s*\([^)]*\)", "", spec.label).strip().lower()
+    words = {spec.label.lower(), plain, spec.name.replace("_", " ").lower(), *(s.lower() for s in spec.synonyms)}
     return sorted((w for w in words if len(w) >= 2), key=lambda w: (-len(w), w))
 
 

@@ -63,8 +63,8 @@ def _words(text: str) -> set[str]:
 @dataclass(frozen=True)
 class CalculatorMatch:
     """A calculator a question asks for: how it was recognised (``name``, ``synonym`` or ``indication``), the
-    words that matched, and a score (above 1 for a name or synonym, growing with the phrase's length; the share of an
-    indication's words, at most 1, otherwise)."""
+    words that matched, and a score (1 + the phrase's length / 100 for a name or synonym; for an indication the share
+    of its words present + its length / 100 − 0.25, so a whole indication beats a short synonym)."""
 
     calculator: Calculator
     how: Literal["name", "synonym", "indication"]
@@ -72,9 +72,27 @@ class CalculatorMatch:
     score: float
 
 
+def _pattern(phrase: str) -> re.Pattern[str]:
+    """A calculator's phrase in text: spaces, ``_`` and ``-`` alike; a short all-capitals acronym that is also a
+    word ("HEART", "PERC") only in capitals, so "coronary heart disease" does not name the HEART score."""
+    body = re.escape(phrase if _ACRONYM.fullmatch(phrase) else phrase.lower()).replace(r"\ ", r"[\s_-]*")
+    return re.compile(r"(?<![\w])" + body + r"(?![\w])", 0 if _ACRONYM.fullmatch(phrase) else re.IGNORECASE)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+
+
 def _phrase(phrase: str, text: str) -> bool:
-    pattern = r"(?<![\w])" + re.escape(phrase.lower()).replace(r"\ ", r"[\s_-]*") + r"(?![\w])"
-    return re.search(pattern, text) is not None
+    return _pattern(phrase).search(text) is not None
+
+
+def _without_calculator(question: str, calc: Calculator) -> str:
+    """``question`` with the calculator's own words blanked (same length), so a number or a finding in its name
+    ("MDRD (175 × …)", "TIMI for unstable angina", "bleeding risk") is not read as an input."""
+    for phrase in sorted((calc.name, calc.title, *calc.synonyms, *calc.indications), key=len, reverse=True):
+        if len(phrase) >= 2:
+            question = _pattern(phrase).sub(lambda m: " " * len(m.group(0)), question)
+    return question
 
 
 def find_calculator(question: str, calculators: Iterable[Calculator]) -> CalculatorMatch | None:
@@ -85,8 +103,8 @@ def find_calculator(question: str, calculators: Iterable[Calculator]) -> Calcula
         >>> find_calculator("What did she eat?", registry().values()) is None
         True
     """
-    expanded = expand_abbreviations(question)[0].lower()
-    words = _words(expanded)
+    expanded = expand_abbreviations(question)[0]
+    words = _words(expanded.lower())
     best: CalculatorMatch | None = None
     for calc in calculators:
         for how, weight, phrases in (("name", 0.005, (calc.name, calc.title)), ("synonym", 0.0, calc.synonyms)):
@@ -102,7 +120,9 @@ def find_calculator(question: str, calculators: Iterable[Calculator]) -> Calcula
         for indication in calc.indications:
             needed = _words(indication)
             if needed and (coverage := len(needed & words) / len(needed)) >= INDICATION_COVERAGE:
-                candidate = CalculatorMatch(calc, "indication", indication, coverage)
+                # a whole indication written out ("10-year coronary heart disease risk") outweighs a short synonym
+                score = coverage + len(indication) / 100 - 0.25
+                candidate = CalculatorMatch(calc, "indication", indication, score)
                 best = candidate if best is None or candidate.score > best.score else best
     return best
 
@@ -163,7 +183,7 @@ def answer_calculation(
     named) from their records; the answer in words with every record input cited, and the calculation record."""
     given: dict[str, object] = {}
     origins: dict[str, tuple[Origin, str]] = {}
-    for name, reading in read_inputs(calculator.inputs, question).items():
+    for name, reading in read_inputs(calculator.inputs, _without_calculator(question, calculator)).items():
         given[name] = reading.value
         origins[name] = ("given", f"question: '{reading.span.strip()}'")
     sources: list[Source] = []
