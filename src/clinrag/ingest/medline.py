@@ -1,0 +1,309 @@
+"""MEDLINE/PubMed XML, streamed (issue 20): the annual baseline and daily update files, plain or gzipped, read
+record by record with lxml's ``iterparse`` in constant memory.
+
+Each ``<PubmedArticle>`` becomes a `MedlineRecord`: PMID and its version, DOI, title, the abstract with its
+structured-section labels, authors (last name, fore name, initials, collective names, affiliations), journal, volume,
+issue, pages, languages, year and month (``MedlineDate`` forms such as ``1998 Dec-1999 Jan`` too), publication
+types, MeSH descriptors with their qualifiers and major-topic flags, and keywords. A ``<DeleteCitation>`` in an
+update file becomes a `Deletion` of its PMIDs. A record that breaks the rules this reader relies on (no PMID, no
+title) is a `Problem` with the file, its line and PMID, and is skipped; a gzip or XML stream cut short keeps what
+came before it and ends with a `Problem` saying where it stopped. Nothing here stores anything: ingestion decides
+what a revised version replaces.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sample.xml"
+    >>> _ = path.write_text('''<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID Version="1">12</PMID>
+    ... <Article><Journal><JournalIssue><PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate></JournalIssue>
+    ... <Title>J Test</Title></Journal><ArticleTitle>Aspirin after stroke.</ArticleTitle>
+    ... <Abstract><AbstractText Label="RESULTS">Fewer strokes.</AbstractText></Abstract>
+    ... <AuthorList><Author><LastName>Smith</LastName><Initials>J</Initials></Author></AuthorList></Article>
+    ... </MedlineCitation></PubmedArticle></PubmedArticleSet>''')
+    >>> record = next(read_medline(path))
+    >>> record.pmid, record.year, record.month, record.authors[0].last, record.abstract[0].label
+    (12, 1998, 12, 'Smith', 'RESULTS')
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, Final, cast
+
+from lxml import etree
+from pydantic import BaseModel, ConfigDict
+
+MONTHS: Final = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
+    )
+}
+_SEASONS: Final = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AbstractSection(_Model):
+    """One ``<AbstractText>``: its label (``RESULTS``), NLM category and text; unlabelled abstracts have one."""
+
+    label: str = ""
+    category: str = ""
+    text: str
+
+
+class Author(_Model):
+    """An author: a person (last, fore name, initials) or a collective name, with affiliations."""
+
+    last: str = ""
+    fore: str = ""
+    initials: str = ""
+    collective: str = ""
+    affiliations: tuple[str, ...] = ()
+
+    @property
+    def display(self) -> str:
+        """``Smith J`` or the collective name."""
+        return self.collective or f"{self.last} {self.initials}".strip()
+
+
+class MeshHeading(_Model):
+    """A MeSH descriptor with its unique id, major-topic flag, and qualifiers as (name, ui, major)."""
+
+    descriptor: str
+    ui: str = ""
+    major: bool = False
+    qualifiers: tuple[tuple[str, str, bool], ...] = ()
+
+
+class MedlineRecord(_Model):
+    """One citation (see the module docstring)."""
+
+    pmid: int
+    version: int = 1
+    doi: str = ""
+    title: str
+    abstract: tuple[AbstractSection, ...] = ()
+    authors: tuple[Author, ...] = ()
+    journal: str = ""
+    journal_abbrev: str = ""
+    issn: str = ""
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    languages: tuple[str, ...] = ()
+    year: int | None = None
+    month: int | None = None
+    publication_types: tuple[str, ...] = ()
+    mesh: tuple[MeshHeading, ...] = ()
+    keywords: tuple[str, ...] = ()
+    line: int = 0
+    """The line of the file the record starts on."""
+
+    @property
+    def abstract_text(self) -> str:
+        """The abstract as one text, each labelled section starting with its label."""
+        return "\n".join(f"{s.label}: {s.text}" if s.label else s.text for s in self.abstract)
+
+
+class Deletion(_Model):
+    """A ``<DeleteCitation>``: these PMIDs are withdrawn."""
+
+    pmids: tuple[int, ...]
+    line: int = 0
+
+
+class Problem(_Model):
+    """A record skipped or a file cut short: where, and why (never the record's text)."""
+
+    file: str
+    line: int
+    pmid: int | None = None
+    message: str
+
+
+MedlineEvent = MedlineRecord | Deletion | Problem
+
+
+def _text(element: etree._Element | None) -> str:
+    """All text inside ``element`` (inline markup such as ``<i>`` kept as its words), whitespace collapsed."""
+    if element is None:
+        return ""
+    return " ".join("".join(element.itertext()).split())
+
+
+def _month(word: str) -> int | None:
+    word = word.strip().lower()
+    if word.isdigit():
+        number = int(word)
+        return number if 1 <= number <= 12 else None
+    return MONTHS.get(word[:3]) or _SEASONS.get(word)
+
+
+def publication_date(pub_date: etree._Element | None) -> tuple[int | None, int | None]:
+    """Year and month of a ``<PubDate>``, from ``Year``/``Month`` or a ``MedlineDate`` ("1998 Dec-1999 Jan": 1998,
+    12; "2000 Spring": 2000, 3).
+
+    Example:
+        >>> publication_date(etree.fromstring("<PubDate><MedlineDate>2000 Spring</MedlineDate></PubDate>"))
+        (2000, 3)
+    """
+    if pub_date is None:
+        return None, None
+    year = pub_date.findtext("Year")
+    if year and year.strip().isdigit():
+        month = pub_date.findtext("Month")
+        return int(year), _month(month) if month else None
+    medline = pub_date.findtext("MedlineDate") or ""
+    found = _YEAR.search(medline)
+    if found is None:
+        return None, None
+    after = medline[found.end() :].strip().split()
+    return int(found.group(1)), _month(re.split(r"[-/]", after[0])[0]) if after else None
+
+
+def _authors(article: etree._Element) -> tuple[Author, ...]:
+    authors = []
+    for author in article.iterfind("AuthorList/Author"):
+        affiliations = tuple(a for a in (_text(x) for x in author.iterfind("AffiliationInfo/Affiliation")) if a)
+        authors.append(
+            Author(
+                last=_text(author.find("LastName")),
+                fore=_text(author.find("ForeName")),
+                initials=_text(author.find("Initials")),
+                collective=_text(author.find("CollectiveName")),
+                affiliations=affiliations,
+            )
+        )
+    return tuple(authors)
+
+
+def _mesh(citation: etree._Element) -> tuple[MeshHeading, ...]:
+    headings = []
+    for heading in citation.iterfind("MeshHeadingList/MeshHeading"):
+        descriptor = heading.find("DescriptorName")
+        if descriptor is None:
+            continue
+        qualifiers = tuple(
+            (_text(q), q.get("UI", ""), q.get("MajorTopicYN") == "Y") for q in heading.iterfind("QualifierName")
+        )
+        headings.append(
+            MeshHeading(
+                descriptor=_text(descriptor),
+                ui=descriptor.get("UI", ""),
+                major=descriptor.get("MajorTopicYN") == "Y",
+                qualifiers=qualifiers,
+            )
+        )
+    return tuple(headings)
+
+
+def _pages(article: etree._Element) -> str:
+    pages = article.findtext("Pagination/MedlinePgn")
+    if pages:
+        return str(pages).strip()
+    start, end = article.findtext("Pagination/StartPage"), article.findtext("Pagination/EndPage")
+    return "-".join(part.strip() for part in (start, end) if part)
+
+
+def _doi(element: etree._Element) -> str:
+    for path in ("PubmedData/ArticleIdList/ArticleId", "MedlineCitation/Article/ELocationID"):
+        for item in element.iterfind(path):
+            if (item.get("IdType") or item.get("EIdType")) == "doi" and item.text:
+                return str(item.text).strip()
+    return ""
+
+
+def parse_article(element: etree._Element) -> MedlineRecord:
+    """A ``<PubmedArticle>`` element as a record.
+
+    Raises:
+        ValueError: no PMID, or no title; the message names what is missing.
+    """
+    citation = element.find("MedlineCitation")
+    if citation is None:
+        raise ValueError("no MedlineCitation")
+    pmid_element = citation.find("PMID")
+    if pmid_element is None or not (pmid_element.text or "").strip().isdigit():
+        raise ValueError("no PMID")
+    article = citation.find("Article")
+    if article is None:
+        raise ValueError("no Article")
+    title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
+    if not title:
+        raise ValueError("no ArticleTitle")
+    journal = article.find("Journal")
+    year, month = publication_date(journal.find("JournalIssue/PubDate") if journal is not None else None)
+    if year is None:
+        year, month = publication_date(article.find("ArticleDate"))
+    abstract = tuple(
+        AbstractSection(label=part.get("Label", ""), category=part.get("NlmCategory", ""), text=_text(part))
+        for part in article.iterfind("Abstract/AbstractText")
+        if _text(part)
+    )
+    return MedlineRecord(
+        pmid=int((pmid_element.text or "").strip()),
+        version=int(pmid_element.get("Version", "1") or 1),
+        doi=_doi(element),
+        title=title,
+        abstract=abstract,
+        authors=_authors(article),
+        journal=_text(journal.find("Title")) if journal is not None else "",
+        journal_abbrev=_text(journal.find("ISOAbbreviation")) if journal is not None else "",
+        issn=_text(journal.find("ISSN")) if journal is not None else "",
+        volume=_text(journal.find("JournalIssue/Volume")) if journal is not None else "",
+        issue=_text(journal.find("JournalIssue/Issue")) if journal is not None else "",
+        pages=_pages(article),
+        languages=tuple(_text(x) for x in article.iterfind("Language") if _text(x)),
+        year=year,
+        month=month,
+        publication_types=tuple(_text(x) for x in article.iterfind("PublicationTypeList/PublicationType")),
+        mesh=_mesh(citation),
+        keywords=tuple(k for k in (_text(x) for x in citation.iterfind("KeywordList/Keyword")) if k),
+        line=element.sourceline or 0,
+    )
+
+
+def _open(path: Path) -> BinaryIO:
+    with path.open("rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return cast(BinaryIO, gzip.open(path, "rb"))
+    return path.open("rb")
+
+
+def read_medline(path: Path) -> Iterator[MedlineEvent]:
+    """Every record, deletion and problem of one MEDLINE XML file, in file order (see the module docstring)."""
+    with _open(path) as stream:
+        parser = etree.iterparse(
+            stream, events=("end",), tag=("PubmedArticle", "DeleteCitation"), huge_tree=True, resolve_entities=False
+        )
+        last_line = 0
+        try:
+            for _, element in parser:
+                last_line = element.sourceline or last_line
+                yield _event(path, element)
+                element.clear(keep_tail=False)
+                while element.getprevious() is not None:  # drop finished siblings: memory stays constant
+                    del element.getparent()[0]
+        except (EOFError, zlib.error, OSError, etree.XMLSyntaxError) as exc:
+            where = f"after line {last_line}" if last_line else "before the first record"
+            yield Problem(file=str(path), line=last_line, message=f"the file is cut short or corrupt {where}: {exc}")
+
+
+def _event(path: Path, element: etree._Element) -> MedlineEvent:
+    if element.tag == "DeleteCitation":
+        pmids = tuple(int(p.text) for p in element.iterfind("PMID") if p.text and p.text.strip().isdigit())
+        return Deletion(pmids=pmids, line=element.sourceline or 0)
+    try:
+        return parse_article(element)
+    except ValueError as exc:
+        pmid_text = element.findtext("MedlineCitation/PMID") or ""
+        pmid = int(pmid_text) if pmid_text.strip().isdigit() else None
+        return Problem(file=str(path), line=element.sourceline or 0, pmid=pmid, message=str(exc))
