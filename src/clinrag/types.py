@@ -136,6 +136,51 @@ def content_id(source_id: str, text: str) -> str:
     return digest.hexdigest()[:32]
 
 
+class Citation(Record):
+    """Where a literature chunk comes from: the citation's metadata, kept in the chunk's payload so answers cite
+    PMID, first author, year, journal and title, and searches can filter on them.
+
+    Example:
+        >>> Citation(pmid=31535829, title="Dapagliflozin in heart failure.", authors=("McMurray JJV", "Solomon SD"),
+        ...          year=2019, journal_abbrev="N Engl J Med").short
+        'McMurray JJV et al., N Engl J Med 2019, PMID 31535829'
+    """
+
+    pmid: int
+    title: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    month: int | None = None
+    journal: str = ""
+    journal_abbrev: str = ""
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    doi: str = ""
+    languages: tuple[str, ...] = ()
+    publication_types: tuple[str, ...] = ()
+    mesh: tuple[str, ...] = ()
+    mesh_major: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+    @property
+    def first_author(self) -> str:
+        """The first author as cited (``McMurray JJV``), or empty."""
+        return self.authors[0] if self.authors else ""
+
+    @property
+    def url(self) -> str:
+        """The citation's PubMed page (a link to show; nothing here fetches it)."""
+        return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
+
+    @property
+    def short(self) -> str:
+        """First author, journal, year and PMID in one line."""
+        who = f"{self.first_author} et al." if len(self.authors) > 1 else self.first_author
+        where = " ".join(part for part in (self.journal_abbrev or self.journal, str(self.year or "")) if part)
+        return ", ".join(part for part in (who, where, f"PMID {self.pmid}") if part)
+
+
 class Chunk(Record):
     """A passage ready for indexing, with its provenance.
 
@@ -170,6 +215,8 @@ class Chunk(Record):
     assigned at ingestion by ``clinrag.ingest.sensitivity``; not part of the chunk id."""
     sensitivity_rules: tuple[str, ...] = ()
     """The rules that assigned ``sensitivity``, e.g. ``term:alcohol`` or ``section:Past Medical History/Psych Hx``."""
+    citation: Citation | None = None
+    """For literature chunks (``source_kind`` ``abstract``): the citation they come from."""
 
     @property
     def indexed_text(self) -> str:

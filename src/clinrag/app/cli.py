@@ -30,6 +30,7 @@ from clinrag.app.idp import idp_app
 from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.openai_api import api_app
+from clinrag.app.pubmed_cli import pubmed_app
 from clinrag.app.search_cli import search_command
 from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
@@ -223,6 +224,7 @@ app.add_typer(idp_app, name="idp")
 app.add_typer(api_app, name="api")
 app.add_typer(eval_app, name="eval")
 app.add_typer(calc_app, name="calc")
+app.add_typer(pubmed_app, name="pubmed")
 app.command("search")(search_command)
 app.command("similar")(similar_command)
 app.command("ask")(ask_command)

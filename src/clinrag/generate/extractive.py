@@ -70,6 +70,8 @@ def _lines(text: str) -> list[str]:
 
 def _label(source: Source) -> str:
     chunk = source.chunk
+    if chunk.citation is not None:
+        return chunk.citation.short
     if chunk.subject_id is None:
         return chunk.org
     return f"{chunk.patient_name} ({chunk.subject_id})" if chunk.patient_name else f"Patient {chunk.subject_id}"
@@ -81,6 +83,26 @@ _NUMBERED = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•])\s+")
 _SUBHEADING = re.compile(
     r"^(?:primary|secondary|principal|active|chronic|resolved)(?: diagnos[ie]s)?:?$", re.IGNORECASE
 )
+
+
+_FINDING_LABELS: Final = ("RESULTS:", "CONCLUSIONS:", "CONCLUSION:", "FINDINGS:", "INTERPRETATION:")
+
+
+def _findings(source: Source, text: str) -> str:
+    """For an abstract, the lines that report what was found (RESULTS, CONCLUSIONS): the BACKGROUND asks the
+    question the study answers, and quoting it would answer nothing. Other sources as they are.
+
+    Example:
+        >>> from clinrag.types import Chunk, Citation
+        >>> chunk = Chunk.create(source_id="pubmed:1", text="T.\\nBACKGROUND: Is X better?\\nRESULTS: X was better.",
+        ...                      org="L", dept="literature", citation=Citation(pmid=1, title="T."))
+        >>> _findings(Source(number=1, chunk=chunk, score=1.0), chunk.text)
+        'RESULTS: X was better.'
+    """
+    if source.chunk.citation is None:
+        return text
+    found = [line for line in text.splitlines() if line.upper().startswith(_FINDING_LABELS)]
+    return "\n".join(found) if found else text
 
 
 def _as_one_line(text: str) -> str:
@@ -179,7 +201,7 @@ def answering_lines(
     wanted = set(tokenize(understanding.lexical_text))
     sections = set(understanding.sections)
     specific = question_terms(understanding, [*names, *(source.chunk.patient_name or "" for source in sources)])
-    texts = {source.number: sanitize_source(source.chunk.text).text for source in sources}
+    texts = {source.number: _findings(source, sanitize_source(source.chunk.text).text) for source in sources}
     named = {
         token for name in [*names, *(source.chunk.patient_name or "" for source in sources)] for token in tokenize(name)
     }
@@ -211,7 +233,12 @@ def answering_lines(
         section = source.chunk.section
         for found in lines:
             # labelled with its section: "Past Medical History: stroke" is not a stroke now
-            line = found if not section or found.startswith(section) else f"{section}: {found.lstrip('-*• ')}"
+            literature = source.chunk.citation is not None  # its lines carry their own labels (RESULTS: …)
+            line = (
+                found
+                if literature or not section or found.startswith(section)
+                else f"{section}: {found.lstrip('-*• ')}"
+            )
             key = (_label(source), line)
             if key not in chosen and len(chosen) >= max_lines:
                 break

@@ -49,7 +49,10 @@ NOT_ENOUGH: Final = "Not enough information in the accessible records."
 
 
 def provenance(chunk: Chunk) -> str:
-    """One line saying where a chunk comes from: patient, organisation/department, note, section, date."""
+    """One line saying where a chunk comes from: patient, organisation/department, note, section, date; for
+    literature the citation (first author, journal, year, PMID) and title."""
+    if chunk.citation is not None:
+        return f"{chunk.citation.short} · {chunk.citation.title} · {chunk.org}/{chunk.dept}"
     parts: list[str] = []
     if chunk.subject_id is not None:
         named = f"{chunk.patient_name}, " if chunk.patient_name else ""

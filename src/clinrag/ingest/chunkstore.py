@@ -185,6 +185,20 @@ class ChunkStore:
         known[source_id] = (digest, scope)
         return outcome
 
+    def digest_of(self, source_id: str) -> str | None:
+        """The digest ``source_id`` is stored with, or None when it is not stored."""
+        known = self._known().get(source_id)
+        return known[0] if known else None
+
+    def remove_source(self, source_id: str) -> bool:
+        """Remove one source and its chunks (a withdrawn citation); whether it was stored."""
+        if source_id not in self._known():
+            return False
+        self._db.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
+        self._db.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
+        self._known().pop(source_id, None)
+        return True
+
     def sweep(self, run: int, scope: str) -> int:
         """Remove the sources of ``scope`` not seen in ``run`` (they disappeared from the input); returns how many."""
         stale = [

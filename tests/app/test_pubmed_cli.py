@@ -1,0 +1,58 @@
+"""``clinrag pubmed ingest`` into a library node, then ``clinrag index build`` and ``clinrag ask --node`` on it
+(issue 20): answers quote what the studies found (RESULTS, CONCLUSIONS), labelled and cited by first author,
+journal, year and PMID, with the citation in ``--json``; bad input is a clear message with exit status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinrag.app.cli import app
+from clinrag.ingest.synthetic.medline import synthetic_records, write_medline
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A library node of 80 synthetic citations, ingested and indexed through the CLI."""
+    folder = tmp_path_factory.mktemp("library")
+    write_medline(folder / "base.xml.gz", synthetic_records(80, seed=9))
+    ingested = runner.invoke(app, ["pubmed", "ingest", str(folder / "base.xml.gz"), "--node", str(folder / "node")])
+    assert ingested.exit_code == 0, ingested.output
+    assert "80 new" in ingested.output
+    again = runner.invoke(app, ["pubmed", "ingest", str(folder / "base.xml.gz"), "--node", str(folder / "node")])
+    assert "0 new, 0 revised, 80 unchanged" in again.output
+    built = runner.invoke(app, ["index", "build", str(folder / "node")])
+    assert built.exit_code == 0, built.output
+    return folder / "node"
+
+
+def test_ask_quotes_findings_cited_by_their_citation(library: Path) -> None:
+    topic = synthetic_records(80, seed=9)[0]
+    treatment = topic.keywords[1]
+    result = runner.invoke(
+        app, ["ask", f"Did {treatment} lower {topic.keywords[2]}?", "--node", str(library), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert not answer["abstained"], answer["text"]
+    assert "PMID " in answer["text"]
+    assert "BACKGROUND:" not in answer["text"]  # the question a study asked is not its finding
+    assert any(label in answer["text"] for label in ("RESULTS:", "CONCLUSIONS:"))
+    cited = [s["chunk"] for s in answer["sources"] if s["number"] in answer["cited"]]
+    assert cited
+    assert all(chunk["citation"]["pmid"] and chunk["citation"]["title"] for chunk in cited)
+
+
+def test_bad_input_is_a_usage_error(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["pubmed", "ingest", str(tmp_path / "nothing.xml"), "--node", str(tmp_path / "n")])
+    assert missing.exit_code == 2
+    assert "no such file" in missing.output
+    write_medline(tmp_path / "x.xml", synthetic_records(1))
+    mode = runner.invoke(app, ["pubmed", "ingest", str(tmp_path / "x.xml"), "--node", str(tmp_path), "--chunks", "x"])
+    assert mode.exit_code == 2
+    assert "abstract or paragraphs" in mode.output
