@@ -48,6 +48,12 @@ Ranker = Literal["none", "text", "ehr"]
 Reader = Literal["extractive", "local"]
 TASK_KIND: Final = {"diagnosis": "dx", "medication": "med", "instruction": "dx"}
 """The code kind a task is about, for the task-focused and complementary presets (instructions: diagnoses)."""
+BACKGROUND_GROUPS: Final = {
+    "diagnosis": frozenset({"clinical_profile"}),
+    "medication": frozenset({"clinical_profile", "in_hospital_progress"}),
+    "instruction": frozenset({"clinical_profile", "in_hospital_progress"}),
+}
+"""The note's section groups a task's background holds (as `discharge_questions` builds it)."""
 PASSAGES: Final = 12
 """Passages of the similar patients' reports given to a reader."""
 THRESHOLDS: Final = tuple(round(float(t), 3) for t in np.arange(0.20, 0.951, 0.025))
@@ -179,15 +185,16 @@ class ExtractiveReader:
         """Each option's score (see the module docstring)."""
         corpus = self.corpora[question.org]
         options = self._vectors(self._options, question.qid, corpus, list(question.options))
-        sentences = split_sentences(question.background)
-        background = self._vectors(self._background, question.qid, corpus, sentences)
+        held = corpus.note_sentences(question.note_id, BACKGROUND_GROUPS[question.task])
+        if held:
+            background = corpus.sentence_vectors[held]
+        else:  # a note the corpus lacks: its background split here
+            background = self._vectors(self._background, question.qid, corpus, split_sentences(question.background))
         parts = [(background @ options.T).max(axis=0) if len(background) else np.zeros(len(options))]
         by_patient: dict[int, list[int]] = {}
         for passage in passages:
             by_patient.setdefault(passage.subject_id, []).extend(passage.sentences)
-        votes = [
-            (corpus.sentence_vectors[held] @ options.T).max(axis=0) for held in by_patient.values() if len(held) > 0
-        ]
+        votes = [(corpus.sentence_vectors[found] @ options.T).max(axis=0) for found in by_patient.values() if found]
         if votes:
             parts.append(np.mean(votes, axis=0))
         return [float(v) for v in np.mean(parts, axis=0)]

@@ -86,6 +86,9 @@ class HospitalCorpus:
         self._sentences_of: dict[int, list[int]] = defaultdict(list)
         for sentence, chunk_index in enumerate(self.sentence_chunk.tolist()):
             self._sentences_of[chunk_index].append(sentence)
+        self._of_note: dict[str, list[int]] = defaultdict(list)
+        for index, chunk in enumerate(self.chunks):
+            self._of_note[chunk.note_id or ""].append(index)
         self._queries: dict[str, Vectors] = {}
         self._text_rankings: dict[tuple[int, str], list[int]] = {}
 
@@ -122,6 +125,16 @@ class HospitalCorpus:
             code_sets,
             embedder,
         )
+
+    def note_sentences(self, note_id: str, groups: frozenset[str]) -> list[int]:
+        """The sentences of a note's sections in ``groups`` (section groups such as ``clinical_profile``), in order:
+        a question's background, already split and embedded."""
+        return [
+            s
+            for i in self._of_note.get(note_id, ())
+            if (group := self.chunks[i].section_group) is not None and group.value in groups
+            for s in self._sentences_of.get(i, ())
+        ]
 
     def embed(self, texts: list[str]) -> Vectors:
         """Normalised vectors of ``texts``."""
