@@ -71,6 +71,16 @@ def _counted_json(output: str) -> bool:
     return answer["route"]["route"] == "population" and bool(answer["population"]["results"])
 
 
+def _computed(output: str) -> bool:
+    return (
+        "route: calculator" in output and "Formula:" in output and bool(re.search(r"- age: \d+ year \[\d+\]", output))
+    )
+
+
+def _experienced(output: str) -> bool:
+    return "route: experience" in output and "most similar to Deanna Mahoney" in output and _answered(output)
+
+
 SERVED: list[tuple[str, Expectation]] = [
     ("stroke, by hospital? --as A.phys.neur", Expectation(0, _counted, "a count per hospital, A to C")),
     ("more common? --as A.phys --json", Expectation(0, _counted_json, "aggregates, as JSON")),
@@ -83,6 +93,8 @@ SERVED: list[tuple[str, Expectation]] = [
     ("colonoscopy", Expectation(0, lambda out: "Not enough information" in out, "an abstention")),
     ("Is Mahoney allergic", Expectation(0, lambda out: "Which patient do you mean" in out, "a question back")),
     ("--generator local --stream", Expectation(0, lambda out: "Lisinopril" in out, "her allergy, Lisinopril")),
+    ("CHA2DS2-VASc score of Deanna", Expectation(0, _computed, "a score computed from her cited records")),
+    ("patients like Deanna Mahoney", Expectation(0, _experienced, "similar patients' records, cited")),
 ]
 """Steps 2 and 3, while the demo serves: each README command (found by a piece of its text) and its answer."""
 

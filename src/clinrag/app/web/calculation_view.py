@@ -101,7 +101,7 @@ def calculation_view(calc: Calculation) -> CalculationView:
             used.label,
             _shown(used.value, used.unit),
             ORIGIN_WORDS.get(used.origin, used.origin),
-            used.source,
+            used.source.removeprefix("question: "),  # "from the question — '80 kg'"
             used.citation,
         )
         for used in calc.inputs
