@@ -261,6 +261,14 @@ class SearchFilters(Record):
 
     subject_ids: tuple[int, ...] | None = None
     hadm_ids: tuple[int, ...] | None = None
+    authors: tuple[str, ...] | None = None
+    """Literature: citations with any of these authors, as cited (``Smith J``)."""
+    journals: tuple[str, ...] | None = None
+    """Literature: citations in any of these journals (full titles)."""
+    publication_types: tuple[str, ...] | None = None
+    """Literature: citations of any of these publication types (``Randomized Controlled Trial``)."""
+    mesh: tuple[str, ...] | None = None
+    """Literature: citations indexed with any of these MeSH descriptors."""
     orgs: tuple[str, ...] | None = None
     depts: tuple[str, ...] | None = None
     services: tuple[str, ...] | None = None
@@ -371,6 +379,9 @@ class Answer(Record):
     fallback_from: str | None = None
     """The model whose draft was declined or unsupported, when the extractive answer replaced it."""
     withheld_sensitive: int = 0
+    filter_notes: tuple[str, ...] = ()
+    """Filters the question stated and whether each was applied ("author Smith: applied") or dropped because
+    nothing here has it — said in the answer, never applied silently."""
     """Passages matching the question that the asker's policies withheld only because of their sensitivity label
     (psychiatric, substance-use, HIV, reproductive or genetic information)."""
     timings: dict[str, float] = {}

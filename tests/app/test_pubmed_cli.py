@@ -56,3 +56,24 @@ def test_bad_input_is_a_usage_error(tmp_path: Path) -> None:
     mode = runner.invoke(app, ["pubmed", "ingest", str(tmp_path / "x.xml"), "--node", str(tmp_path), "--chunks", "x"])
     assert mode.exit_code == 2
     assert "abstract or paragraphs" in mode.output
+
+
+def test_filters_from_the_question_are_applied_or_said(library: Path) -> None:
+    rct = next(
+        r for r in synthetic_records(80, seed=9) if "Randomized Controlled Trial" in r.publication_types and r.authors
+    )
+    surname = rct.authors[0].last or rct.authors[0].collective.split()[-1]
+    topic = rct.keywords[1]
+    question = f"What did randomised trials of {topic} by {surname} et al. find?"
+    result = runner.invoke(app, ["ask", question, "--node", str(library), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert f"author {surname}: applied" in answer["filter_notes"]
+    assert "publication type randomized controlled trial: applied" in answer["filter_notes"]
+    for source in answer["sources"]:
+        citation = source["chunk"]["citation"]
+        assert "Randomized Controlled Trial" in citation["publication_types"]
+        assert any(author.startswith(f"{surname} ") for author in citation["authors"])
+    dropped = runner.invoke(app, ["ask", f"What did Zzyzx et al. find about {topic}?", "--node", str(library)])
+    assert dropped.exit_code == 0, dropped.output
+    assert "filter: author Zzyzx: no citation in this library, not applied" in dropped.output

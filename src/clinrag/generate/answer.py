@@ -132,11 +132,21 @@ class Answerer:
         that counts them, :class:`Withholding`); the answer's text is not changed by it."""
         counting = self.searcher if isinstance(self.searcher, Withholding) else None
         mark = counting.searches if counting is not None else 0
-        answered = self._answer(question, filters, on_token)
+        retrieved: list[Retrieval] = []
+        answered = self._answer(question, filters, on_token, retrieved)
         withheld = counting.withheld_after(mark) if counting is not None else 0
-        return answered.model_copy(update={"withheld_sensitive": withheld}) if withheld else answered
+        update: dict[str, object] = {"withheld_sensitive": withheld} if withheld else {}
+        if retrieved and retrieved[0].notes:
+            update["filter_notes"] = retrieved[0].notes
+        return answered.model_copy(update=update) if update else answered
 
-    def _answer(self, question: str, filters: SearchFilters | None, on_token: Callable[[str], None] | None) -> Answer:
+    def _answer(
+        self,
+        question: str,
+        filters: SearchFilters | None,
+        on_token: Callable[[str], None] | None,
+        retrieved: list[Retrieval],
+    ) -> Answer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         asked = sanitize_question(question)
@@ -148,6 +158,7 @@ class Answerer:
         scope = named_scope(cleaned, self.scopes)
         filters = _scoped(filters, scope)
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)
+        retrieved.append(retrieval)
         timings["retrieve"] = time.perf_counter() - started
         if (closed := self._closed_scope(scope, retrieval)) is not None:
             return self._abstain(question, closed, timings, retrieval=retrieval)

@@ -60,6 +60,10 @@ FILTER_FIELDS = {
     "section_groups": "section_group",
     "note_types": "note_type",
     "source_kinds": "source_kind",
+    "authors": "citation.authors",
+    "journals": "citation.journal",
+    "publication_types": "citation.publication_types",
+    "mesh": "citation.mesh",
 }
 
 

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -149,6 +150,60 @@ def _version(digest: str | None) -> int:
     return int(head) if head.isdigit() else 0
 
 
+VOCABULARY_FILE: Final = "library.json"
+"""Beside a library's chunk store: what its citations may be filtered on (`library_vocabulary`)."""
+
+
+def library_vocabulary(store: ChunkStore) -> dict[str, object]:
+    """What a library's questions may filter on, from its stored citations: authors by surname (the forms cited,
+    ``Smith J``), journals (title and abbreviation → title), publication types and MeSH descriptors, each with how
+    many citations have it.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from clinrag.ingest.synthetic.medline import synthetic_records
+        >>> store = ChunkStore.open(pathlib.Path(tempfile.mkdtemp()) / "chunks.sqlite")
+        >>> run = store.begin_run("x")
+        >>> record = synthetic_records(1, seed=2)[0]
+        >>> _ = store.put_source(run, SCOPE, "pubmed:1", "d", abstract_chunks(record, "LIB", "literature"))
+        >>> vocabulary = library_vocabulary(store)
+        >>> vocabulary["journals"][record.journal_abbrev.lower()] == record.journal
+        True
+    """
+    authors: dict[str, dict[str, int]] = {}
+    journals: dict[str, str] = {}
+    types: dict[str, int] = {}
+    mesh: dict[str, int] = {}
+    seen: set[int] = set()
+    for chunk in store.chunks(source_kind=SourceKind.ABSTRACT.value):
+        citation = chunk.citation
+        if citation is None or citation.pmid in seen:
+            continue
+        seen.add(citation.pmid)
+        for author in citation.authors:
+            surname = author.rsplit(" ", 1)[0] if " " in author else author
+            forms = authors.setdefault(surname.casefold(), {})
+            forms[author] = forms.get(author, 0) + 1
+        if citation.journal:
+            journals[citation.journal.casefold()] = citation.journal
+            if citation.journal_abbrev:
+                journals[citation.journal_abbrev.casefold()] = citation.journal
+        for kind in citation.publication_types:
+            types[kind] = types.get(kind, 0) + 1
+        for descriptor in citation.mesh:
+            mesh[descriptor] = mesh.get(descriptor, 0) + 1
+    return {"citations": len(seen), "authors": authors, "journals": journals, "publication_types": types, "mesh": mesh}
+
+
+def write_library_vocabulary(store: ChunkStore) -> Path:
+    """Write `library_vocabulary` beside the store (``library.json``, replaced atomically); returns its path."""
+    path = store.path.parent / VOCABULARY_FILE
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(json.dumps(library_vocabulary(store), sort_keys=True))
+    partial.replace(path)
+    return path
+
+
 @dataclass
 class LiteratureReport:
     """What an ingestion did: citations new, changed (revised), unchanged, older versions ignored, deleted, and the
@@ -203,6 +258,7 @@ def ingest_medline(
                     progress(seen)
     store.commit()
     store.finish_run(run)
+    write_library_vocabulary(store)
     if progress is not None:
         progress(seen)
     return report

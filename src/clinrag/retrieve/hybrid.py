@@ -36,6 +36,7 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
+from clinrag.retrieve.literature_filters import load_vocabulary, read_literature_filters
 from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
 from clinrag.retrieve.scope import ScopeNames
@@ -81,6 +82,8 @@ class Retrieval:
     denied: tuple[str, ...] = ()
     unreachable: tuple[str, ...] = ()
     clarify: tuple[PatientChoice, ...] = ()
+    notes: tuple[str, ...] = ()
+    """Filters the question stated, each applied or dropped (a library's authors, journals, publication types)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class QueryPlan:
     dense_text: str = ""
     dense: Vectors | None = None
     sparse: dict[int, float] | None = None
+    notes: tuple[str, ...] = ()
+    """What the question asked that was applied or dropped as a filter (a library's authors, journals, types)."""
 
     @property
     def section_filters(self) -> SearchFilters | None:
@@ -240,7 +245,9 @@ def plan_query(
     scoped = filters or SearchFilters()
     resolution: Resolution | None = None
     nobody_here = False
-    if settings.resolve_patients and registry is not None:
+    vocabulary = load_vocabulary(chunks.path.parent) if chunks is not None else None
+    # a library holds no patients: the names its questions carry are authors, read as filters below
+    if settings.resolve_patients and registry is not None and vocabulary is None:
         resolution = registry.resolve(question)
         if resolution.subject_ids:
             subjects = _intersect(scoped.subject_ids, resolution.subject_ids)
@@ -248,6 +255,10 @@ def plan_query(
         else:
             nobody_here = resolution.names_patients
     scoped = _admission_filters(understanding, scoped, chunks)
+    notes: tuple[str, ...] = ()
+    if vocabulary is not None:  # a library: authors, journals, publication types and MeSH the question states
+        literature = read_literature_filters(question, vocabulary)
+        scoped, notes = scoped.model_copy(update=literature.filters), literature.notes
     if nobody_here:
         return QueryPlan(understanding, resolution, scoped, no_such_patient=True)
     # Named patients are already a filter; their names would only pull in short chunks that repeat them.
@@ -265,6 +276,7 @@ def plan_query(
         dense_text=embedded,
         dense=embed(embedded),
         sparse=analysis.sparse(lexical),
+        notes=notes,
     )
 
 
@@ -521,4 +533,5 @@ class Retriever:
             below_threshold=dropped,
             timings=timings,
             searched=searched,
+            notes=plan.notes,
         )
