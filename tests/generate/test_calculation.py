@@ -110,3 +110,12 @@ def test_a_negation_reaches_the_words_after_it() -> None:
     question = "HAS-BLED for a 70 year old with no prior major bleeding or predisposition to bleeding"
     _, calc = answer_calculation(question, has_bled)
     assert {i.name: i.value for i in calc.inputs}["bleeding"] is False
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Cohort studies published in Ann Intern Med in 2003?", "Did the scan map the lesion?", "Any change to his meds?"],
+)
+def test_a_short_name_that_is_a_word_counts_only_in_capitals(question: str) -> None:
+    assert find_calculator(question, registry().values()) is None
+    assert find_calculator("What is the MAP for BP 120/80?", registry().values()) is not None

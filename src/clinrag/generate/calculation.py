@@ -35,6 +35,7 @@ from clinrag.calculators.spec import Calculator, CalculatorInputError, Origin, R
 from clinrag.generate.calc_inputs import Reading, distinct_values, read_inputs
 from clinrag.generate.prompts import provenance
 from clinrag.index.abbreviations import expand_abbreviations
+from clinrag.retrieve.vocabulary import zipf
 from clinrag.types import Answer, Hit, Source, chunk_date
 
 INDICATION_COVERAGE: Final = 0.75
@@ -73,13 +74,18 @@ class CalculatorMatch:
 
 
 def _pattern(phrase: str) -> re.Pattern[str]:
-    """A calculator's phrase in text: spaces, ``_`` and ``-`` alike; a short all-capitals acronym that is also a
-    word ("HEART", "PERC") only in capitals, so "coronary heart disease" does not name the HEART score."""
-    body = re.escape(phrase if _ACRONYM.fullmatch(phrase) else phrase.lower()).replace(r"\ ", r"[\s_-]*")
-    return re.compile(r"(?<![\w])" + body + r"(?![\w])", 0 if _ACRONYM.fullmatch(phrase) else re.IGNORECASE)
+    """A calculator's phrase in text: spaces, ``_`` and ``-`` alike, any case — except a short name that is also a
+    common English word ("HEART", "MAP", "MED", "SOFA"), which counts only in capitals, so "coronary heart disease"
+    does not name the HEART score nor "Ann Intern Med" the morphine equivalent dose."""
+    if _WORDLIKE.fullmatch(phrase) and zipf(phrase.lower()) >= COMMON_WORD_ZIPF:
+        return re.compile(r"(?<![\w])" + re.escape(phrase.upper()) + r"(?![\w])")
+    body = re.escape(phrase.lower()).replace(r"\ ", r"[\s_-]*")
+    return re.compile(r"(?<![\w])" + body + r"(?![\w])", re.IGNORECASE)
 
 
-_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_WORDLIKE = re.compile(r"[A-Za-z]{2,6}")
+COMMON_WORD_ZIPF: Final = 3.5
+"""A short calculator name at least this common in English (wordfreq's Zipf scale) is a word unless in capitals."""
 
 
 def _phrase(phrase: str, text: str) -> bool:
