@@ -379,11 +379,11 @@ class Answer(Record):
     fallback_from: str | None = None
     """The model whose draft was declined or unsupported, when the extractive answer replaced it."""
     withheld_sensitive: int = 0
-    filter_notes: tuple[str, ...] = ()
-    """Filters the question stated and whether each was applied ("author Smith: applied") or dropped because
-    nothing here has it — said in the answer, never applied silently."""
     """Passages matching the question that the asker's policies withheld only because of their sensitivity label
     (psychiatric, substance-use, HIV, reproductive or genetic information)."""
+    filter_notes: tuple[str, ...] = ()
+    """How a library read the question: misspellings read as its own words, and each filter stated applied ("filter
+    by author Smith: applied") or dropped because nothing here has it — said, never applied silently."""
     timings: dict[str, float] = {}
 
     @property

@@ -68,12 +68,26 @@ def test_filters_from_the_question_are_applied_or_said(library: Path) -> None:
     result = runner.invoke(app, ["ask", question, "--node", str(library), "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
-    assert f"author {surname}: applied" in answer["filter_notes"]
-    assert "publication type randomized controlled trial: applied" in answer["filter_notes"]
+    assert f"filter by author {surname}: applied" in answer["filter_notes"]
+    assert "filter by publication type randomized controlled trial: applied" in answer["filter_notes"]
     for source in answer["sources"]:
         citation = source["chunk"]["citation"]
         assert "Randomized Controlled Trial" in citation["publication_types"]
         assert any(author.startswith(f"{surname} ") for author in citation["authors"])
     dropped = runner.invoke(app, ["ask", f"What did Zzyzx et al. find about {topic}?", "--node", str(library)])
     assert dropped.exit_code == 0, dropped.output
-    assert "filter: author Zzyzx: no citation in this library, not applied" in dropped.output
+    assert "filter by author Zzyzx: no citation in this library, not applied" in dropped.output
+
+
+def test_a_misspelt_question_is_read_as_the_librarys_words_and_says_so(library: Path) -> None:
+    record = synthetic_records(80, seed=9)[0]
+    treatment = record.keywords[1]
+    misspelt = treatment[:-2] + treatment[-1] if len(treatment) >= 6 else treatment  # one letter dropped
+    result = runner.invoke(
+        app, ["ask", f"Did {misspelt} lower {record.keywords[2]}?", "--node", str(library), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    if misspelt != treatment:
+        assert f"spelling: '{misspelt}' read as '{treatment}'" in answer["filter_notes"]
+    assert not answer["abstained"], answer["text"]

@@ -49,16 +49,16 @@ def test_what_the_library_lacks_is_dropped_and_said() -> None:
     found = read_literature_filters("Reviews by Smyth et al. with MeSH Gout", VOCABULARY)
     assert found.filters == {}
     assert found.notes == (
-        "publication type review: no citation of that type in this library, not applied",
-        "author Smyth: no citation in this library, not applied",
-        "MeSH Gout: no citation indexed with it in this library, not applied",
+        "filter by publication type review: no citation of that type in this library, not applied",
+        "filter by author Smyth: no citation in this library, not applied",
+        "filter by MeSH Gout: no citation indexed with it in this library, not applied",
     )
 
 
 def test_an_author_named_twice_is_said_once() -> None:
     assert read_literature_filters("trials by Smith et al.", VOCABULARY).notes == (
-        "publication type randomized controlled trial: applied",
-        "author Smith: applied",
+        "filter by publication type randomized controlled trial: applied",
+        "filter by author Smith: applied",
     )
 
 
@@ -66,3 +66,37 @@ def test_the_modules_examples_hold() -> None:
     outcome = doctest.testmod(literature_filters)
     assert outcome.attempted > 0
     assert outcome.failed == 0
+
+
+SPELLING = LibraryVocabulary(
+    authors={"smith": ("Smith J",)},
+    journals={},
+    publication_types=(),
+    mesh={},
+    words={"apixaban": 30, "bleeding": 80, "fibrillation": 50, "warfarin": 40, "rivaroxaban": 20},
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "read", "corrections"),
+    [
+        (
+            "Did apixban lower bleding?",
+            "Did apixaban lower bleeding?",
+            (("apixban", "apixaban"), ("bleding", "bleeding")),
+        ),
+        (
+            "Warfrin in atrial fibrilation",
+            "Warfarin in atrial fibrillation",
+            (("Warfrin", "warfarin"), ("fibrilation", "fibrillation")),
+        ),
+        ("Is *apixban* a typo we keep?", "Is apixban a typo we keep?", ()),  # asterisks: kept as written
+        ("Trials by Smiht on warfarin", "Trials by Smiht on warfarin", ()),  # capitalised mid-sentence: a name
+        ("Does heparin lower bleeding?", "Does heparin lower bleeding?", ()),  # a drug name, not the library's: kept
+        ("What did the study show?", "What did the study show?", ()),  # English words are never changed
+    ],
+)
+def test_misspellings_are_read_as_the_librarys_words(
+    question: str, read: str, corrections: tuple[tuple[str, str], ...]
+) -> None:
+    assert literature_filters.correct_library_spelling(question, SPELLING) == (read, corrections)

@@ -343,8 +343,8 @@ def print_answer(answer: Answer) -> None:
     console.print(answer.text, style=style, markup=False, highlight=False)
     if answer.withheld_note:
         console.print(answer.withheld_note, style="yellow", markup=False, highlight=False)
-    for note in answer.filter_notes:  # filters the question stated: applied, or dropped and said
-        console.print(f"filter: {note}", style="dim", markup=False, highlight=False)
+    for note in answer.filter_notes:  # spelling read otherwise, filters applied or dropped: said, never silent
+        console.print(note, style="dim", markup=False, highlight=False)
     if answer.sources:
         table = Table(title="sources")
         for column in ("n", "cited", "score", "from", "text"):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -151,13 +152,16 @@ def _version(digest: str | None) -> int:
 
 
 VOCABULARY_FILE: Final = "library.json"
+_WORDS: Final = re.compile(r"[a-z][a-z-]{3,}[a-z]")
+"""Words of five letters or more: what a question's misspellings are corrected to."""
 """Beside a library's chunk store: what its citations may be filtered on (`library_vocabulary`)."""
 
 
 def library_vocabulary(store: ChunkStore) -> dict[str, object]:
     """What a library's questions may filter on, from its stored citations: authors by surname (the forms cited,
     ``Smith J``), journals (title and abbreviation → title), publication types and MeSH descriptors, each with how
-    many citations have it.
+    many citations have it; and the words of its titles, abstracts, keywords and MeSH terms with their counts, which
+    misspelt question words are corrected to.
 
     Example:
         >>> import tempfile, pathlib
@@ -171,6 +175,7 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
         True
     """
     authors: dict[str, dict[str, int]] = {}
+    words: dict[str, int] = {}
     journals: dict[str, str] = {}
     types: dict[str, int] = {}
     mesh: dict[str, int] = {}
@@ -192,7 +197,16 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
             types[kind] = types.get(kind, 0) + 1
         for descriptor in citation.mesh:
             mesh[descriptor] = mesh.get(descriptor, 0) + 1
-    return {"citations": len(seen), "authors": authors, "journals": journals, "publication_types": types, "mesh": mesh}
+        for word in _WORDS.findall(" ".join((chunk.text, *citation.keywords, *citation.mesh)).lower()):
+            words[word] = words.get(word, 0) + 1
+    return {
+        "citations": len(seen),
+        "authors": authors,
+        "journals": journals,
+        "publication_types": types,
+        "mesh": mesh,
+        "words": words,
+    }
 
 
 def write_library_vocabulary(store: ChunkStore) -> Path:

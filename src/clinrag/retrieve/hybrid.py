@@ -36,7 +36,7 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
-from clinrag.retrieve.literature_filters import load_vocabulary, read_literature_filters
+from clinrag.retrieve.literature_filters import correct_library_spelling, load_vocabulary, read_literature_filters
 from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
 from clinrag.retrieve.scope import ScopeNames
@@ -241,11 +241,15 @@ def plan_query(
     share ``analysis`` too (what is derived from the texts)."""
     analysis = analysis or TextAnalysis()
     expand = settings.expand_abbreviations
+    vocabulary = load_vocabulary(chunks.path.parent) if chunks is not None else None
+    spelling: tuple[str, ...] = ()
+    if vocabulary is not None:  # a library: misspelt words read as the library's own
+        question, corrected = correct_library_spelling(question, vocabulary)
+        spelling = tuple(f"spelling: '{written}' read as '{read}'" for written, read in corrected)
     understanding = analysis.understand(question, expand)
     scoped = filters or SearchFilters()
     resolution: Resolution | None = None
     nobody_here = False
-    vocabulary = load_vocabulary(chunks.path.parent) if chunks is not None else None
     # a library holds no patients: the names its questions carry are authors, read as filters below
     if settings.resolve_patients and registry is not None and vocabulary is None:
         resolution = registry.resolve(question)
@@ -255,10 +259,10 @@ def plan_query(
         else:
             nobody_here = resolution.names_patients
     scoped = _admission_filters(understanding, scoped, chunks)
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = spelling
     if vocabulary is not None:  # a library: authors, journals, publication types and MeSH the question states
         literature = read_literature_filters(question, vocabulary)
-        scoped, notes = scoped.model_copy(update=literature.filters), literature.notes
+        scoped, notes = scoped.model_copy(update=literature.filters), spelling + literature.notes
     if nobody_here:
         return QueryPlan(understanding, resolution, scoped, no_such_patient=True)
     # Named patients are already a filter; their names would only pull in short chunks that repeat them.

@@ -13,8 +13,8 @@ Example:
     >>> found = read_literature_filters("Randomised trials by Smith et al. in the Lancet?", vocabulary)
     >>> found.filters
     {'publication_types': ('Randomized Controlled Trial',), 'authors': ('Smith J',), 'journals': ('Lancet',)}
-    >>> read_literature_filters("Trials by Smyth?", vocabulary).notes
-    ('publication type randomized controlled trial: applied', 'author Smyth: no citation in this library, not applied')
+    >>> read_literature_filters("Trials by Smyth?", vocabulary).notes[1]
+    'filter by author Smyth: no citation in this library, not applied'
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Final
+
+from symspellpy import SymSpell, Verbosity
+
+from clinrag.retrieve.vocabulary import DRUG_WORDS, clinical_words, zipf
 
 VOCABULARY_FILE: Final = "library.json"
 _AUTHOR_PATTERNS: Final = (
@@ -55,6 +59,10 @@ class LibraryVocabulary:
     journals: dict[str, str]
     publication_types: tuple[str, ...]
     mesh: dict[str, str]
+    words: dict[str, int] = field(default_factory=dict)
+    """The library's words (five letters or more) and how often they occur: what misspellings are corrected to."""
+    speller: SymSpell | None = field(default=None, compare=False, repr=False)
+    """The words' spelling index, built once per loaded library (`load_vocabulary`)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,8 @@ def _load(path: Path, _mtime: int) -> LibraryVocabulary:
         journals=dict(data["journals"]),
         publication_types=tuple(sorted(data["publication_types"])),
         mesh={descriptor.casefold(): descriptor for descriptor in data["mesh"]},
+        words=dict(data.get("words", {})),
+        speller=_speller(data.get("words", {})),
     )
 
 
@@ -92,9 +102,11 @@ def read_literature_filters(question: str, vocabulary: LibraryVocabulary) -> Lit
         if kind_pattern.search(question):
             if kind in vocabulary.publication_types:
                 filters["publication_types"] = (kind,)
-                notes.append(f"publication type {kind.lower()}: applied")
+                notes.append(f"filter by publication type {kind.lower()}: applied")
             else:
-                notes.append(f"publication type {kind.lower()}: no citation of that type in this library, not applied")
+                notes.append(
+                    f"filter by publication type {kind.lower()}: no citation of that type in this library, not applied"
+                )
             break
     authors: list[str] = []
     for pattern in _AUTHOR_PATTERNS:
@@ -103,23 +115,23 @@ def read_literature_filters(question: str, vocabulary: LibraryVocabulary) -> Lit
             forms = vocabulary.authors.get(surname.casefold()) or vocabulary.authors.get(surname.split()[-1].casefold())
             if forms:
                 authors.extend(forms)
-                notes.append(f"author {surname}: applied")
+                notes.append(f"filter by author {surname}: applied")
             elif surname.casefold() not in vocabulary.journals:
-                notes.append(f"author {surname}: no citation in this library, not applied")
+                notes.append(f"filter by author {surname}: no citation in this library, not applied")
     if authors:
         filters["authors"] = tuple(dict.fromkeys(authors))
     journals = _journals(question, vocabulary)
     if journals:
         filters["journals"] = journals
-        notes.append(f"journal {', '.join(journals)}: applied")
+        notes.append(f"filter by journal {', '.join(journals)}: applied")
     for match in _MESH.finditer(question):
         term = match.group(1).strip()
         descriptor = vocabulary.mesh.get(term.casefold())
         if descriptor:
             filters["mesh"] = (*filters.get("mesh", ()), descriptor)
-            notes.append(f"MeSH {descriptor}: applied")
+            notes.append(f"filter by MeSH {descriptor}: applied")
         else:
-            notes.append(f"MeSH {term}: no citation indexed with it in this library, not applied")
+            notes.append(f"filter by MeSH {term}: no citation indexed with it in this library, not applied")
     return LiteratureFilters(filters, tuple(dict.fromkeys(notes)))  # "by Smith et al.": one author, said once
 
 
@@ -137,3 +149,60 @@ def _journals(question: str, vocabulary: LibraryVocabulary) -> tuple[str, ...]:
         if cued or acronym:
             found.append(title)
     return tuple(found)
+
+
+_QUESTION_WORD: Final = re.compile(r"\*[^*]+\*|[A-Za-z][A-Za-z-]*[A-Za-z]")
+
+
+def correct_library_spelling(question: str, vocabulary: LibraryVocabulary) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``question`` with misspelt words corrected to the library's own words, and the ``(written, read as)`` pairs.
+
+    A word is corrected only when it is lower case (a capitalised word mid-sentence may be an author), five letters
+    or more, not in *asterisks* (kept as written, asterisks dropped), not a word of the library, of everyday English,
+    of the clinical vocabulary or a drug name, and a library word lies within one edit (two for words of eight
+    letters or more); the most frequent of the closest wins.
+
+    Example:
+        >>> vocabulary = LibraryVocabulary(authors={}, journals={}, publication_types=(), mesh={},
+        ...                                words={"apixaban": 12, "bleeding": 40, "fibrillation": 30})
+        >>> correct_library_spelling("Did apixban lower bleding in *fibrilation*?", vocabulary)
+        ('Did apixaban lower bleeding in fibrilation?', (('apixban', 'apixaban'), ('bleding', 'bleeding')))
+    """
+    if not vocabulary.words:
+        return question, ()
+    speller = vocabulary.speller or _speller(vocabulary.words)
+    corrections: list[tuple[str, str]] = []
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.startswith("*"):
+            return word.strip("*")
+        lowered = word.lower()
+        opening = not question[: match.start()].strip()
+        if len(word) < 5 or not (word.islower() or (opening and word.istitle())) or _known(lowered, vocabulary):
+            return word
+        found = speller.lookup(lowered, Verbosity.CLOSEST, max_edit_distance=2 if len(word) >= 8 else 1)
+        if not found:
+            return word
+        best = str(max(found, key=lambda s: s.count).term)
+        corrections.append((word, best))
+        return best.capitalize() if word[0].isupper() else best
+
+    return _QUESTION_WORD.sub(fix, question), tuple(corrections)
+
+
+def _known(word: str, vocabulary: LibraryVocabulary) -> bool:
+    return (
+        word in vocabulary.words
+        or word in DRUG_WORDS
+        or word in clinical_words()
+        or zipf(word) > 0.0
+        or word in vocabulary.authors
+    )
+
+
+def _speller(words: dict[str, int]) -> SymSpell:
+    speller = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
+    for word, count in words.items():
+        speller.create_dictionary_entry(word, count)
+    return speller
