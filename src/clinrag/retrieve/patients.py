@@ -319,6 +319,7 @@ class _Question:
     lowercase: bool
     shouted: bool
     titled: bool  # every word that is neither a function word nor a registry name word is capitalised
+    titled_within: bool = False  # the same, not counting the first word of each sentence (capitalised anyway)
 
 
 @dataclass(frozen=True, slots=True)
@@ -553,6 +554,10 @@ class PatientRegistry:
         parsed = _parse(question)
         ordinary = [token for token in parsed.tokens if token.key not in _NOT_NAMES and token.key not in self._vocab]
         parsed.titled = len(ordinary) >= 2 and all(token.capitalised for token in ordinary)
+        within = [
+            token for i, token in enumerate(parsed.tokens) if token in ordinary and not _starts_sentence(parsed, i)
+        ]
+        parsed.titled_within = len(within) >= 2 and all(token.capitalised for token in within)
         mentions: list[PatientMention] = []
         unknown: list[_Span] = []
         self._find_ids(question, mentions, unknown)
@@ -893,7 +898,10 @@ class PatientRegistry:
         shouted_name = all(word.shouted for word in name)
         if token.shouted and not parsed.shouted and not (shouted_name and (lone or len(token.key) >= 4)):
             return False
-        return lone or not (parsed.titled or parsed.shouted)
+        # "Labs for Aaron Abigail Abbott": a capitalised word before a full name is part of it unless the question
+        # is written in title case beyond its sentences' first words
+        titled = parsed.titled_within if before else parsed.titled
+        return lone or not (titled or parsed.shouted)
 
     def _run_on(self, parsed: _Question, match: _Match) -> tuple[int, int]:
         """The match widened by a name-like neighbour on each side: a longer name this registry does not have."""
