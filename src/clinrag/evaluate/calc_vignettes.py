@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 import statistics
 import time
 from collections import defaultdict
@@ -48,6 +47,7 @@ from typing import Any, Final, Literal
 from clinrag.calculators.registry import registry
 from clinrag.calculators.spec import Calculator, CalculatorInputError, Input, checked
 from clinrag.calculators.units import UnitError, convert
+from clinrag.generate.calc_inputs import plain_label
 from clinrag.generate.calculation import Calculation, answer_calculation, find_calculator
 from clinrag.types import Chunk, Hit
 
@@ -115,17 +115,12 @@ def _truth(calc: Calculator, rng: random.Random) -> tuple[dict[str, Any], float]
     return None
 
 
-def _plain(label: str) -> str:
-    """A label as a note would write it: without the explanation in brackets the spec carries."""
-    return re.sub(r"\s*\([^)]*\)", "", label).strip()
-
-
 def _shown_number(value: float) -> str:
     return f"{value:g}"
 
 
 def _number_phrase(spec: Input, value: float, rng: random.Random, other_units: bool) -> str:
-    words = _plain(rng.choice([spec.label, *spec.synonyms]) if spec.synonyms else spec.label)
+    words = plain_label(rng.choice([spec.label, *spec.synonyms]) if spec.synonyms else spec.label)
     unit = spec.unit or ""
     if other_units and unit in ALTERNATIVE_UNITS:
         target = ALTERNATIVE_UNITS[unit]
@@ -143,14 +138,14 @@ def _number_phrase(spec: Input, value: float, rng: random.Random, other_units: b
 def _phrase(spec: Input, value: Any, rng: random.Random, other_units: bool) -> str | None:
     if spec.kind == "boolean":
         if value:
-            return f"History of {_plain(spec.label)}."
+            return f"History of {plain_label(spec.label)}."
         if spec.default is not None and rng.random() < 0.5:
             return None  # left out: the published default (absent) is right
-        return f"No {_plain(spec.label)}."
+        return f"No {plain_label(spec.label)}."
     if spec.kind == "choice":
         if spec.name in ("sex", "gender"):
             return f"The patient is a {'woman' if str(value).lower().startswith('f') else 'man'}."
-        label = _plain(spec.label)
+        label = plain_label(spec.label)
         return f"{label[0].upper() + label[1:]}: {value}."
     if spec.kind == "date":
         return f"{spec.synonyms[0] if spec.synonyms else spec.label}: {value.isoformat()}."
@@ -196,7 +191,7 @@ def _vignette(calc: Calculator, kind: VignetteKind, seed: int, index: int) -> Vi
     if kind == "distracting":
         absent = [spec for spec in calc.inputs if spec.kind == "boolean" and not values[spec.name]]
         if absent:
-            lines.append(f"{rng.choice(_RELATIVES)} had {_plain(rng.choice(absent).label)}.")
+            lines.append(f"{rng.choice(_RELATIVES)} had {plain_label(rng.choice(absent).label)}.")
         measured = [spec for spec in calc.inputs if spec.kind == "number" and spec.name not in ("age", "age_years")]
         if measured:
             spec = rng.choice(measured)

@@ -29,7 +29,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
+
+import pint
 
 from clinrag.calculators.spec import Input
 from clinrag.calculators.units import registry
@@ -109,6 +112,16 @@ class Reading:
     end: int
 
 
+def plain_label(label: str) -> str:
+    """A label as notes write it: without the explanation in brackets a spec's label may carry.
+
+    Example:
+        >>> plain_label("international normalised ratio (INR)")
+        'international normalised ratio'
+    """
+    return re.sub(r"\s*\([^)]*\)", "", label).strip()
+
+
 def words_of(spec: Input) -> list[str]:
     """The words an input is written with in text: label (also without the explanation in brackets a spec's label
     may carry, which notes do not write), name and synonyms, longest first.
@@ -119,7 +132,7 @@ def words_of(spec: Input) -> list[str]:
         >>> words_of(Input(name="inr", label="international normalised ratio (INR)"))
         ['international normalised ratio (inr)', 'international normalised ratio', 'inr']
     """
-    plain = re.sub(r"\s*\([^)]*\)", "", spec.label).strip().lower()
+    plain = plain_label(spec.label).lower()
     words = {spec.label.lower(), plain, spec.name.replace("_", " ").lower(), *(s.lower() for s in spec.synonyms)}
     return sorted((w for w in words if len(w) >= 2), key=lambda w: (-len(w), w))
 
@@ -271,10 +284,11 @@ def read_inputs(specs: Sequence[Input], text: str) -> dict[str, Reading]:
 _MEASURE = re.compile(_NUMBER + rf"\s*({_UNIT})(?![\w/])", re.IGNORECASE)
 
 
+@cache
 def _dimension(unit: str) -> object | None:
     try:
         return registry().Quantity(1, unit).dimensionality
-    except Exception:  # an unknown or unparsable unit has no dimension to match by
+    except (pint.PintError, ValueError):  # an unknown or unparsable unit has no dimension to match by
         return None
 
 

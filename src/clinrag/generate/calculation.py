@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -73,6 +74,7 @@ class CalculatorMatch:
     score: float
 
 
+@cache
 def _pattern(phrase: str) -> re.Pattern[str]:
     """A calculator's phrase in text: spaces, ``_`` and ``-`` alike, any case — except a short name that is also a
     common English word ("HEART", "MAP", "MED", "SOFA"), which counts only in capitals, so "coronary heart disease"
@@ -277,10 +279,17 @@ def _calculation(calc: Calculator, result: Result, citations: dict[str, int], co
     )
 
 
-def _shown(value: float | bool | str, unit: str | None) -> str:
+def shown_value(value: float | bool | str, unit: str | None) -> str:
+    """An input's value as an answer shows it.
+
+    Example:
+        >>> shown_value(True, None), shown_value(72.0, "year"), shown_value(1.5, None)
+        ('yes', '72 year', '1.5')
+    """
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return f"{value:g} {unit}".strip() if isinstance(value, float) else f"{value} {unit or ''}".strip()
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{text} {unit or ''}".strip()
 
 
 def _text(calc: Calculator, calculation: Calculation) -> str:
@@ -299,7 +308,7 @@ def _text(calc: Calculator, calculation: Calculation) -> str:
     for used in calculation.inputs:
         rule = " (the calculator's rule)" if used.origin == "defaulted" else ""
         where = f" [{used.citation}]" if used.citation else rule
-        lines.append(f"- {used.label}: {_shown(used.value, used.unit)}{where}")
+        lines.append(f"- {used.label}: {shown_value(used.value, used.unit)}{where}")
     lines += [f"- conflicting record values: {conflict}" for conflict in calculation.conflicts]
     lines.append(f"Formula: {calc.source.citation}")
     return "\n".join(lines)

@@ -28,9 +28,9 @@ from typing import Final
 
 from symspellpy import SymSpell, Verbosity
 
+from clinrag.ingest.literature import VOCABULARY_FILE
 from clinrag.retrieve.vocabulary import DRUG_WORDS, clinical_words, zipf
 
-VOCABULARY_FILE: Final = "library.json"
 _AUTHOR_PATTERNS: Final = (
     re.compile(r"\bby\s+(?:Dr\.?\s+)?([A-Z][A-Za-z'’-]+(?:\s+[A-Z][A-Za-z'’-]+)?)"),
     re.compile(r"\b([A-Z][A-Za-z'’-]+)\s+et\s+al\b"),

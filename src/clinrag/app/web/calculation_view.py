@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from clinrag.calculators.registry import registry
-from clinrag.generate.calculation import Calculation
+from clinrag.generate.calculation import Calculation, shown_value
 
 ORIGIN_WORDS = {
     "given": "from the question",
@@ -73,13 +73,6 @@ class CalculationView:
     fill: tuple[FillField, ...]
 
 
-def _shown(value: float | bool | str, unit: str | None) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    text = f"{value:g}" if isinstance(value, float) else str(value)
-    return f"{text} {unit or ''}".strip()
-
-
 def _fill(calc: Calculation) -> tuple[FillField, ...]:
     calculator = registry().get(calc.calculator)
     if calculator is None:
@@ -99,7 +92,7 @@ def calculation_view(calc: Calculation) -> CalculationView:
     inputs = tuple(
         InputRow(
             used.label,
-            _shown(used.value, used.unit),
+            shown_value(used.value, used.unit),
             ORIGIN_WORDS.get(used.origin, used.origin),
             used.source.removeprefix("question: "),  # "from the question — '80 kg'"
             used.citation,
