@@ -113,6 +113,7 @@ class SourceKind(StrEnum):
     NOTE = "note"
     ROW = "row"
     ABSTRACT = "abstract"
+    GUIDELINE = "guideline"
     CALCULATOR = "calculator"
 
 
@@ -181,6 +182,28 @@ class Citation(Record):
         return ", ".join(part for part in (who, where, f"PMID {self.pmid}") if part)
 
 
+class Guideline(Record):
+    """Where a guideline chunk comes from: the document's manifest (`clinrag.ingest.guidelines.manifest`), kept in
+    the chunk's payload so answers cite publisher, title, date and URL.
+
+    Example:
+        >>> Guideline(title="Atrial fibrillation: management", publisher="Example Cardiology Society",
+        ...           url="https://guidelines.example.org/af", date=date(2024, 3, 15), licence="CC BY 4.0").short
+        'Example Cardiology Society, Atrial fibrillation: management, 2024-03-15, https://guidelines.example.org/af'
+    """
+
+    title: str
+    publisher: str
+    url: str
+    date: date
+    licence: str
+
+    @property
+    def short(self) -> str:
+        """Publisher, title, date and URL in one line: how answers label the guideline's lines."""
+        return f"{self.publisher}, {self.title}, {self.date.isoformat()}, {self.url}"
+
+
 class Chunk(Record):
     """A passage ready for indexing, with its provenance.
 
@@ -217,6 +240,8 @@ class Chunk(Record):
     """The rules that assigned ``sensitivity``, e.g. ``term:alcohol`` or ``section:Past Medical History/Psych Hx``."""
     citation: Citation | None = None
     """For literature chunks (``source_kind`` ``abstract``): the citation they come from."""
+    guideline: Guideline | None = None
+    """For guideline chunks (``source_kind`` ``guideline``): the guideline they come from."""
 
     @property
     def indexed_text(self) -> str:

@@ -72,6 +72,8 @@ def _label(source: Source) -> str:
     chunk = source.chunk
     if chunk.citation is not None:
         return chunk.citation.short
+    if chunk.guideline is not None:
+        return chunk.guideline.short
     if chunk.subject_id is None:
         return chunk.org
     return f"{chunk.patient_name} ({chunk.subject_id})" if chunk.patient_name else f"Patient {chunk.subject_id}"

@@ -50,9 +50,12 @@ NOT_ENOUGH: Final = "Not enough information in the accessible records."
 
 def provenance(chunk: Chunk) -> str:
     """One line saying where a chunk comes from: patient, organisation/department, note, section, date; for
-    literature the citation (first author, journal, year, PMID) and title."""
+    literature the citation (first author, journal, year, PMID) and title; for a guideline its publisher, title, date
+    and URL, and the section."""
     if chunk.citation is not None:
         return f"{chunk.citation.short} · {chunk.citation.title} · {chunk.org}/{chunk.dept}"
+    if chunk.guideline is not None:
+        return " · ".join(part for part in (chunk.guideline.short, chunk.section, f"{chunk.org}/{chunk.dept}") if part)
     parts: list[str] = []
     if chunk.subject_id is not None:
         named = f"{chunk.patient_name}, " if chunk.patient_name else ""

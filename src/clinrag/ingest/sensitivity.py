@@ -157,8 +157,9 @@ class Labeller:
 
     def label(self, chunk: Chunk) -> Chunk:
         """``chunk`` with its sensitivity set by these rules (the same object when nothing changes). Literature is
-        about no one: an abstract on alcohol withdrawal reveals nothing about a patient and is never labelled."""
-        if chunk.citation is not None:
+        about no one: an abstract or a guideline on alcohol withdrawal reveals nothing about a patient and is never
+        labelled."""
+        if chunk.citation is not None or chunk.guideline is not None:
             return chunk
         label = self.label_text(chunk.text, chunk.section)
         if label.categories == chunk.sensitivity and label.rules == chunk.sensitivity_rules:
