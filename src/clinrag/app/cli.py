@@ -26,6 +26,7 @@ from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import serve_demo
 from clinrag.app.eval_cli import eval_app
 from clinrag.app.federation_files import DemoPorts, write_federation
+from clinrag.app.guidelines_cli import guidelines_app
 from clinrag.app.idp import idp_app
 from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
@@ -225,6 +226,7 @@ app.add_typer(api_app, name="api")
 app.add_typer(eval_app, name="eval")
 app.add_typer(calc_app, name="calc")
 app.add_typer(pubmed_app, name="pubmed")
+app.add_typer(guidelines_app, name="guidelines")
 app.command("search")(search_command)
 app.command("similar")(similar_command)
 app.command("ask")(ask_command)
