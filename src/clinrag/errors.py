@@ -80,3 +80,12 @@ class FederationError(ClinragError):
     """A federation node or its configuration cannot be used (bad tree, unknown leaf, incompatible embedder)."""
 
     exit_code = 7
+
+
+class FetchError(ClinragError):
+    """A remote service (NCBI E-utilities) failed after its retries, or replied with something unusable.
+
+    The message names the URL without credentials (no api_key, no email) and the HTTP status.
+    """
+
+    exit_code = 8

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from clinrag.errors import ConfigError
@@ -252,6 +252,35 @@ class AggregateSettings(Group):
     )
 
 
+class PubmedSettings(Group):
+    """Fetching PubMed records with NCBI E-utilities (`clinrag pubmed fetch`)."""
+
+    email: str | None = Field(
+        None, description="Your email, sent with every E-utilities request as NCBI asks (it writes before blocking)."
+    )
+    api_key: SecretStr | None = Field(
+        None, description="NCBI API key: 10 requests/s instead of 3 (never printed, logged or written to files)."
+    )
+    tool: str = Field("clinrag", min_length=1, description="Tool name sent with every E-utilities request.")
+    base_url: str = Field(
+        "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+        description="E-utilities base URL (esearch.fcgi and efetch.fcgi are under it); tests point it at 127.0.0.1.",
+    )
+    batch: int = Field(500, ge=1, le=10_000, description="Records per efetch request, one gzipped XML file each.")
+    window_cap: int = Field(
+        10_000,
+        ge=1,
+        le=10_000,
+        description="Most results one date window may hold (E-utilities returns no more than 10,000 per search); "
+        "a window holding more is split in halves.",
+    )
+    max_tries: int = Field(5, ge=1, le=20, description="Attempts per request on HTTP 429, 5xx or a network error.")
+    backoff_seconds: float = Field(
+        1.0, ge=0, le=60, description="Wait before the first retry, doubled at each further one (or Retry-After)."
+    )
+    timeout: float = Field(60.0, gt=0, le=600, description="Seconds to wait for one E-utilities reply.")
+
+
 class Settings(BaseSettings):
     """Every setting of clinrag, in groups. Build it with `load_settings`, then pass it down explicitly."""
 
@@ -268,6 +297,7 @@ class Settings(BaseSettings):
     aggregates: AggregateSettings = Field(
         default_factory=AggregateSettings, description="Population counts leaving a node."
     )
+    pubmed: PubmedSettings = Field(default_factory=PubmedSettings, description="Fetching from PubMed.")
 
     @classmethod
     def settings_customise_sources(

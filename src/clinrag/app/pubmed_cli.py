@@ -1,5 +1,7 @@
 """``clinrag pubmed``: literature into a library node (issue 20).
 
+``clinrag pubmed fetch --query TEXT --out DIR`` fetches the records of a PubMed query with NCBI E-utilities into
+gzipped PubmedArticleSet files, resumably (``ingest/pubmed_fetch.py``).
 ``clinrag pubmed ingest FILE… --node DIR`` reads MEDLINE/PubMed XML (annual baseline and update files, plain or
 gzipped) into the node's chunk store; ``clinrag index build DIR`` then indexes it like any node, and ``clinrag
 search`` / ``clinrag ask --node DIR`` search and answer from it.
@@ -18,12 +20,16 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
-from clinrag.errors import ClinragError
+from clinrag.errors import ClinragError, ConfigError
 from clinrag.index.embed import embedder_from
 from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.eutils import EutilsClient, EutilsConfig
 from clinrag.ingest.literature import LITERATURE_DEPT, ChunkMode, Embed, ingest_medline
+from clinrag.ingest.pubmed_fetch import FILE_PATTERN, FetchSummary, fetch_pubmed, parse_day
 
-pubmed_app = typer.Typer(help="PubMed literature: ingest MEDLINE XML into a library node.", no_args_is_help=True)
+pubmed_app = typer.Typer(
+    help="PubMed literature: fetch it with E-utilities, ingest MEDLINE XML into a library node.", no_args_is_help=True
+)
 SHOWN_PROBLEMS = 20
 
 
@@ -79,3 +85,94 @@ def ingest_command(
     if len(done.problems) > SHOWN_PROBLEMS:
         errors.print(f"… and {len(done.problems) - SHOWN_PROBLEMS} more problems", highlight=False)
     console.print(f"[dim]next: clinrag index build {node}[/dim]", highlight=False)
+
+
+@pubmed_app.command("fetch")
+def fetch_command(
+    query: Annotated[str, typer.Option(help="PubMed query, as typed in PubMed's search box.")],
+    out: Annotated[Path, typer.Option(help="Folder for the XML files and the checkpoint (created if new).")],
+    from_: Annotated[
+        str | None, typer.Option("--from", help="First publication date, YYYY/MM/DD (default 1781/01/01).")
+    ] = None,
+    to: Annotated[
+        str | None, typer.Option(help="Last publication date, YYYY/MM/DD (default: end of next year).")
+    ] = None,
+    batch: Annotated[int | None, typer.Option(help="Records per efetch request and file (1 to 10,000).")] = None,
+    email: Annotated[str | None, typer.Option(help="Your email, sent to NCBI (setting pubmed.email).")] = None,
+    api_key: Annotated[
+        str | None, typer.Option(help="NCBI API key: 10 requests/s instead of 3 (setting pubmed.api_key).")
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Fetch the PubMed records of a query with NCBI E-utilities into gzipped XML files, resumably.
+
+    The date range is searched in windows of publication dates small enough for E-utilities' 10,000-result cap
+    (split in halves while a window holds more), each kept on the history server and fetched in batches, within
+    NCBI's rate limits, retrying on 429 and 5xx. A checkpoint in --out lets an interrupted fetch resume when run
+    again; a finished one fetches nothing. The files go unchanged into clinrag pubmed ingest.
+
+    Example: clinrag pubmed fetch --query "apixaban AND atrial fibrillation" --from 2020/01/01 --to 2024/12/31
+    --out data/pubmed --email me@example.org
+    """
+    try:
+        start = parse_day(from_, "--from") if from_ is not None else None
+        end = parse_day(to, "--to") if to is not None else None
+        if start is not None and end is not None and start > end:
+            raise ConfigError(f"--from {from_} is after --to {to}")
+        settings = settings_for(config, {"pubmed": {"email": email, "api_key": api_key, "batch": batch}}).settings
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+    wanted = settings.pubmed
+    if not wanted.email:
+        errors.print(
+            "[yellow]warning:[/yellow] no email set (--email or pubmed.email): NCBI asks every E-utilities user for "
+            "one, to write before blocking",
+            highlight=False,
+        )
+    try:
+        with EutilsClient(EutilsConfig.from_settings(wanted)) as client, progress("searching", None) as report:
+            done = fetch_pubmed(
+                query,
+                out,
+                client,
+                start,
+                end,
+                batch=wanted.batch,
+                cap=wanted.window_cap,
+                on_total=lambda total: report.stage("records", total),
+                on_progress=report,
+            )
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}", highlight=False)
+        errors.print("[dim]what was fetched is kept: run the same command again to resume[/dim]", highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        errors.print("interrupted: run the same command again to resume", highlight=False)
+        raise typer.Exit(130) from None
+    _print_fetch_summary(done, out)
+
+
+def _print_fetch_summary(done: FetchSummary, out: Path) -> None:
+    if done.already_complete:
+        console.print(
+            f"{out} already holds this whole fetch: {done.total_records:,} records in {done.total_files:,} files "
+            f"from {done.windows:,} date windows; nothing fetched",
+            highlight=False,
+        )
+    else:
+        console.print(
+            f"fetched {done.records:,} records into {done.files:,} files ({done.requests:,} requests, "
+            f"{done.retries:,} retries, {done.splits:,} window splits); {out} holds {done.total_records:,} records in "
+            f"{done.total_files:,} files from {done.windows:,} date windows",
+            highlight=False,
+        )
+    for warning in done.truncated:
+        errors.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    if done.short_batches:
+        errors.print(
+            f"[yellow]note:[/yellow] {done.short_batches} batch(es) held fewer records than asked for (withdrawn "
+            "since the search)",
+            highlight=False,
+        )
+    console.print(f"[dim]next: clinrag pubmed ingest {out}/{FILE_PATTERN} --node data/library[/dim]", highlight=False)
