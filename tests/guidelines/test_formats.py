@@ -44,7 +44,8 @@ def test_every_document_is_ingested_as_a_guideline(ingested: tuple[GuidelineRepo
     for chunk in chunks:
         assert chunk.source_kind is SourceKind.GUIDELINE
         assert (chunk.org, chunk.dept, chunk.leaf) == ("LIB", "guidelines", "guidelines")
-        assert chunk.guideline is not None and chunk.citation is None
+        assert chunk.guideline is not None
+        assert chunk.citation is None
         assert chunk.sensitivity == ()  # about no patient
         assert chunk.charttime == datetime.combine(chunk.guideline.date, datetime.min.time())
         assert chunk.context.startswith(f"{chunk.guideline.publisher}, {chunk.guideline.title} (")
