@@ -6,6 +6,7 @@ resuming after an interruption, and files that ``clinrag pubmed ingest`` reads i
 from __future__ import annotations
 
 import doctest
+import itertools
 import json
 from datetime import date, timedelta
 from pathlib import Path
@@ -65,14 +66,17 @@ def test_windows_split_in_halves_under_the_cap(tmp_path: Path) -> None:
     assert set(leaves) <= fetched_windows
     assert all(w["count"] <= 8 and w["done"] for w in checkpoint["windows"])
     days = [Window(*(date(*map(int, day.split("/"))) for day in leaf)) for leaf in leaves]
-    assert days[0].start == date(2020, 1, 1) and days[-1].end == date(2020, 12, 31)
-    assert all(a.end + timedelta(days=1) == b.start for a, b in zip(days, days[1:], strict=False))
+    assert days[0].start == date(2020, 1, 1)
+    assert days[-1].end == date(2020, 12, 31)
+    assert all(a.end + timedelta(days=1) == b.start for a, b in itertools.pairwise(days))
     # each window was searched once onto the history server, then fetched from it in batches of 3
     assert all(s.params["usehistory"] == "y" for s in fake.esearches())
     assert len(fake.esearches()) == done.windows + done.splits
     for seen in fake.efetches():
-        assert seen.params["WebEnv"] in fake.history and seen.params["query_key"] == "1"
-        assert int(seen.params["retmax"]) <= 3 and seen.params["retmode"] == "xml"
+        assert seen.params["WebEnv"] in fake.history
+        assert seen.params["query_key"] == "1"
+        assert int(seen.params["retmax"]) <= 3
+        assert seen.params["retmode"] == "xml"
 
 
 def test_a_day_over_the_cap_is_fetched_up_to_it_and_said(tmp_path: Path) -> None:
@@ -82,8 +86,10 @@ def test_a_day_over_the_cap_is_fetched_up_to_it_and_said(tmp_path: Path) -> None
     assert done.records == 5 + 2
     assert len(done.truncated) == 1
     warning = done.truncated[0]
-    assert "2021/03/04-2021/03/04" in warning and "12 results" in warning
-    assert "cannot be split below one day" in warning and "first 5" in warning
+    assert "2021/03/04-2021/03/04" in warning
+    assert "12 results" in warning
+    assert "cannot be split below one day" in warning
+    assert "first 5" in warning
     assert [r.pmid for r in fetched(tmp_path)][:5] == [r.pmid for r in fake.records[:5]]
 
 
@@ -91,7 +97,8 @@ def test_429_and_5xx_are_retried_with_exponential_backoff(tmp_path: Path) -> Non
     with serve(fake_pubmed(YEAR_2020[:4])) as fake, client_for(fake, backoff=0.2) as client:
         fake.failures = [(429, {}), (500, {}), (503, {})]
         done = fetch_pubmed("x", tmp_path, client, date(2020, 1, 1), date(2020, 12, 31), batch=10)
-    assert done.records == 4 and done.retries == 3
+    assert done.records == 4
+    assert done.retries == 3
     assert [s.status for s in fake.seen] == [429, 500, 503, 200, 200]
     gaps = [b.at - a.at for a, b in zip(fake.seen, fake.seen[1:4], strict=False)]
     for gap, wanted in zip(gaps, (0.2, 0.4, 0.8), strict=True):
@@ -112,8 +119,11 @@ def test_errors_after_retries_name_the_url_and_status_never_the_key(tmp_path: Pa
             fetch_pubmed("sepsis", tmp_path, client, date(2020, 1, 1), date(2020, 12, 31))
     message = str(failed.value)
     assert message.startswith(f"{fake.url}/efetch.fcgi?db=pubmed&WebEnv=")
-    assert "HTTP 503" in message and "after 3 attempt(s)" in message
-    assert KEY not in message and "api_key" not in message and "dev@example.org" not in message
+    assert "HTTP 503" in message
+    assert "after 3 attempt(s)" in message
+    assert KEY not in message
+    assert "api_key" not in message
+    assert "dev@example.org" not in message
     assert len(fake.efetches()) == 3
     # a client error is not retried
     with serve(fake_pubmed(YEAR_2020[:3])) as fake, client_for(fake) as client:
@@ -162,7 +172,9 @@ def test_an_interrupted_fetch_resumes_and_a_finished_one_fetches_nothing(tmp_pat
         assert (resumed.records, resumed.total_records, resumed.total_files) == (25, 40, 8)
         fake.seen.clear()
         again = fetch_pubmed("x", tmp_path, client, date(2022, 1, 1), date(2022, 12, 31), batch=5)
-    assert fake.seen == [] and again.already_complete and (again.records, again.total_records) == (0, 40)
+    assert fake.seen == []
+    assert again.already_complete
+    assert (again.records, again.total_records) == (0, 40)
     assert sorted(r.pmid for r in fetched(tmp_path)) == sorted(r.pmid for r in fake.records)
     assert not list(tmp_path.glob(".*.tmp"))
 
@@ -224,7 +236,8 @@ def test_cli_fetch_then_ingest_gives_the_citations_served(tmp_path: Path) -> Non
         assert "holds 30 records" in result.output
         again = runner.invoke(app, args, env=env)
     assert again.exit_code == 0, again.output
-    assert "already holds this whole fetch: 30 records" in again.output and "nothing fetched" in again.output
+    assert "already holds this whole fetch: 30 records" in again.output
+    assert "nothing fetched" in again.output
     for path in [*out.iterdir()]:
         assert KEY.encode() not in path.read_bytes()
     assert KEY not in result.output + again.output
@@ -264,5 +277,6 @@ def test_cli_http_failure_says_url_and_status(tmp_path: Path) -> None:
         result = runner.invoke(app, ["pubmed", "fetch", "--query", "x", "--out", str(tmp_path)], env=env)
     assert result.exit_code == 8
     assert f"{fake.url}/esearch.fcgi?db=pubmed&term=x" in result.output
-    assert "HTTP 502" in result.output and KEY not in result.output
+    assert "HTTP 502" in result.output
+    assert KEY not in result.output
     assert "run the same command again to resume" in result.output
