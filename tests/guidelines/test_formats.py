@@ -3,6 +3,7 @@ headings and whose tables are rows of 'cell | cell', each chunk carrying its gui
 
 from __future__ import annotations
 
+import doctest
 from datetime import datetime
 from pathlib import Path
 
@@ -127,3 +128,13 @@ def test_long_sections_are_packed_in_whole_sentences(tmp_path: Path) -> None:
     assert all(len(chunk.text) <= 300 and chunk.section is None for chunk in chunks)  # H1 = the title
     assert [s for chunk in chunks for s in chunk.text.replace(". ", ".\n").splitlines()] == sentences
     assert [chunk.position for chunk in chunks] == list(range(len(chunks)))
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    from clinrag.app import guidelines_cli
+    from clinrag.ingest.guidelines import blocks, html_reader, ingest, manifest, markdown_reader, pdf_reader
+
+    for module in (blocks, html_reader, markdown_reader, pdf_reader, manifest, ingest, guidelines_cli):
+        outcome = doctest.testmod(module)
+        assert outcome.failed == 0, module.__name__
+        assert outcome.attempted > 0, module.__name__
