@@ -21,6 +21,7 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.eutils import EutilsClient, EutilsConfig
 from clinrag.ingest.medline import MedlineRecord, read_medline
 from clinrag.ingest.pubmed_fetch import CHECKPOINT, FILE_PATTERN, Window, fetch_pubmed
+from clinrag.settings import iter_settings, load_settings
 
 from .fake_eutils import FakeEutils, Seen, fake_pubmed, serve
 
@@ -280,3 +281,22 @@ def test_cli_http_failure_says_url_and_status(tmp_path: Path) -> None:
     assert "HTTP 502" in result.output
     assert KEY not in result.output
     assert "run the same command again to resume" in result.output
+
+
+def test_network_errors_are_retried_then_named(tmp_path: Path) -> None:
+    with serve(fake_pubmed([])) as fake:
+        url = fake.url  # the server is gone once the block ends: nothing listens on its port
+    config = EutilsConfig(base_url=url, max_tries=3, backoff_seconds=0.01, api_key=KEY)
+    with EutilsClient(config) as client, pytest.raises(FetchError) as failed:
+        fetch_pubmed("x", tmp_path, client, date(2020, 1, 1), date(2020, 1, 2))
+    assert str(failed.value).startswith(f"{url}/esearch.fcgi?db=pubmed&term=x")
+    assert "network error (ConnectError) after 3 attempt(s)" in str(failed.value)
+    assert client.requests == 3
+
+
+def test_the_api_key_is_a_secret_setting() -> None:
+    loaded = load_settings(environ={"CLINRAG_PUBMED__API_KEY": KEY, "CLINRAG_PUBMED__EMAIL": "dev@example.org"})
+    shown = dict(iter_settings(loaded.settings))
+    assert KEY not in str(shown["pubmed.api_key"])
+    assert EutilsConfig.from_settings(loaded.settings.pubmed).api_key == KEY
+    assert loaded.sources["pubmed.api_key"] == "env CLINRAG_PUBMED__API_KEY"
