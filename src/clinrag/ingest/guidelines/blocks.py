@@ -107,4 +107,3 @@ def section_chunks(section: Section, max_chars: int) -> list[str]:
         ['Give 5 mg. Review at 4 weeks.', 'Age | Dose']
     """
     return pack(units_of("\n".join(section.lines)), max_chars)
-
