@@ -27,6 +27,7 @@ class Seen:
     endpoint: str
     params: dict[str, str]
     status: int
+    method: str = "GET"
 
 
 @dataclass
@@ -117,7 +118,7 @@ def serve(fake: FakeEutils) -> Iterator[FakeEutils]:
             arrived = time.monotonic()
             endpoint = urlsplit(self.path).path.rsplit("/", 1)[-1]
             status, headers, body = fake.answer(endpoint, params)
-            fake.seen.append(Seen(arrived, endpoint, params, status))
+            fake.seen.append(Seen(arrived, endpoint, params, status, self.command))
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)

@@ -125,9 +125,12 @@ class Checkpoint:
             raise StoreError(f"{path}: unreadable fetch checkpoint ({exc})") from None
         if raw.get("format") != FORMAT:
             raise StoreError(f"{path}: fetch checkpoint format {raw.get('format')!r}, expected {FORMAT}")
-        windows = [WindowState(**entry) for entry in raw.pop("windows")]
-        pending = [(start, end) for start, end in raw.pop("pending")]
-        return cls(**raw, windows=windows, pending=pending)
+        try:
+            windows = [WindowState(**entry) for entry in raw.pop("windows")]
+            pending = [(start, end) for start, end in raw.pop("pending")]
+            return cls(**raw, windows=windows, pending=pending)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"{path}: unreadable fetch checkpoint ({exc})") from None
 
     def save(self, path: Path) -> None:
         """Write to a temporary file, flush it to disk, then rename it over ``path``."""
