@@ -124,6 +124,11 @@ class RetrieveSettings(Group):
     )
     expand_abbreviations: bool = Field(True, description="Expand clinical abbreviations in the BM25 query.")
     resolve_patients: bool = Field(True, description="Restrict to patients named in the question.")
+    kind_by_meaning: bool = Field(
+        True,
+        description="When no phrasing rule says which kind of fact a question asks for, read it from the question's"
+        " embedding (nearest example questions of each kind).",
+    )
 
 
 class AnswerSettings(Group):

@@ -195,3 +195,18 @@ def test_denied_organisation_status_in_the_answer(federation: Federation, tmp_pa
     assert statuses == {"A": OrgStatus.ANSWERED, "B": OrgStatus.ANSWERED, "C": OrgStatus.DENIED}
     assert "C" not in result.retrieval.searched
     assert {"C/admissions", "C/neurology"} <= set(result.retrieval.denied)
+
+
+def test_the_kind_of_fact_a_node_reads_by_meaning_reaches_the_roots_answer(federation: Federation) -> None:
+    """A wording no phrasing rule knows ("discharge reconciliation") is read by meaning at the node, which holds the
+    embedder; the root adopts that kind, so the answer quotes the discharge medication list."""
+    subject_id, given, surname = _patient(federation, {"A"})
+    question = f"Which medications were on {given} {surname}'s discharge reconciliation?"
+    retrieval = _root(federation).search(question, federation.token("A.phys"), k=8).retrieval
+    assert retrieval.understanding.fact_kind == "discharge_medications"
+    assert retrieval.understanding.kind_similarity is not None
+    searcher = FederatedSearcher(_root(federation), federation.token("A.phys"))
+    answer = Answerer(searcher, AnswerSettings()).answer(question)
+    assert not answer.abstained
+    assert {source.chunk.subject_id for source in answer.sources} == {subject_id}
+    assert any(source.chunk.section == "Discharge Medications" for source in answer.sources)

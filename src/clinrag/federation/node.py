@@ -186,6 +186,8 @@ class Node:
             named_patient=outcome.named_patient,
             names_person=outcome.names_person,
             names=outcome.names,
+            kind_by_meaning=outcome.kind_by_meaning[0] if outcome.kind_by_meaning else None,
+            kind_similarity=outcome.kind_by_meaning[1] if outcome.kind_by_meaning else None,
             leaves_searched=outcome.leaves_searched,
             refused_documents=outcome.refused_documents,
             withheld_sensitive=outcome.withheld_sensitive,

@@ -161,6 +161,12 @@ class RetrieveResponse(Message):
         default_factory=list,
         description="Names of the question matched in full or near at this node, with the patients the asker may see.",
     )
+    kind_by_meaning: str | None = Field(
+        None,
+        description="The kind of fact a leaf read from the question's embedding when no phrasing rule read one"
+        " (`allergy`, `discharge_medications` …); the root's answer step uses it.",
+    )
+    kind_similarity: float | None = Field(None, description="How alike the question was to that kind's examples.")
     leaves_searched: int = Field(0, description="Leaves the policies let the user search (0 with denials: denied).")
     refused_documents: int = Field(0, description="Candidates dropped by the document policy.")
     withheld_sensitive: int = Field(

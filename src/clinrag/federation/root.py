@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import ssl
 import threading
@@ -55,6 +56,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
 )
 from clinrag.retrieve.hybrid import Retrieval, dense_text, merge_choices
+from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
 from clinrag.settings import FederationSettings, RetrieveSettings
@@ -385,6 +387,7 @@ class FederationRoot:
         recognised = any(part.reply.names_person for part in usable)
         if named or recognised:
             usable = [part for part in usable if part.reply.named_patient]
+        understanding = _with_kind_read_by(understanding, [part.reply for part in usable])
         query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
         merged = merge_candidates([part.candidates for part in usable], request.fetch_k)
         hits, dropped = rank_candidates(merged, request.mode, self.settings, request.k, query_vector)
@@ -514,3 +517,20 @@ class FederatedSearcher:
         self.searches += 1
         self._withheld.append((self.searches, self.last.withheld_sensitive))
         return self.last.retrieval
+
+
+def _with_kind_read_by(understanding: QueryUnderstanding, replies: Sequence[RetrieveResponse]) -> QueryUnderstanding:
+    """``understanding`` with the kind of fact the nodes read by meaning (they hold the embedder), when the phrasing
+    rules read none here: the answer step then picks the lines of that kind."""
+    if understanding.fact_kind is not None:
+        return understanding
+    known = {*KIND_SECTIONS, ADMISSIONS_SUMMARY}
+    read = next((reply for reply in replies if reply.kind_by_meaning in known), None)
+    if read is None or read.kind_by_meaning is None:
+        return understanding
+    return dataclasses.replace(
+        understanding,
+        fact_kind=read.kind_by_meaning,
+        sections=understanding.sections or KIND_SECTIONS.get(read.kind_by_meaning, ()),
+        kind_similarity=read.kind_similarity,
+    )

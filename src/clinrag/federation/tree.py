@@ -46,6 +46,7 @@ from clinrag.retrieve.hybrid import (
     patient_choices,
     plan_query,
 )
+from clinrag.retrieve.kind_meaning import KindReader
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import RetrieveSettings
 from clinrag.types import Actor, Chunk
@@ -110,6 +111,8 @@ class TreeOutcome:
     """A leaf below read a person's name in the question, known or not (then leaves that read none do not count)."""
     names: list[NameMatch] = field(default_factory=list)
     """Where the question names patients of the leaves below, with those the asker may retrieve."""
+    kind_by_meaning: tuple[str, float] | None = None
+    """The kind of fact a leaf read from the question's embedding (no phrasing rule read one), and how alike."""
 
     @property
     def no_such_patient(self) -> bool:
@@ -311,6 +314,7 @@ class _Search:
                 self.tree.chunks,
                 self.embed,
                 self.analysis,
+                KindReader(self.tree.embedder) if settings.kind_by_meaning else None,
             )
             names = list_names(self.request.mode, plan, settings.section_weight)
             withheld: set[str] = set()
@@ -333,6 +337,7 @@ class _Search:
             named_patient=resolution is not None and bool(resolution.subject_ids),
             names_person=resolution is not None and resolution.names_patients,
             names=self._names(spec, leaf, plan),
+            kind_by_meaning=_kind_by_meaning(plan),
         )
 
     def _names(self, spec: LeafSpec, leaf: Leaf, plan: QueryPlan) -> list[NameMatch]:
@@ -396,6 +401,13 @@ def _given_vector(encoded: str | None, dimension: int) -> Vectors | None:
     return vector
 
 
+def _kind_by_meaning(plan: QueryPlan) -> tuple[str, float] | None:
+    found = plan.understanding
+    if found.fact_kind is None or found.kind_similarity is None:
+        return None
+    return found.fact_kind, found.kind_similarity
+
+
 def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
     """Merge children's outcomes. When some child resolved a patient the question names, the others' candidates
     are dropped: their registries lack that patient (a name spaCy did not flag would otherwise let them answer
@@ -406,6 +418,9 @@ def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
     recognised = any(part.names_person for part in parts)
     kept = [part.candidates for part in parts if part.named_patient or not (named or recognised)]
     combined = TreeOutcome(merge_candidates(kept, fetch_k), named_patient=named, names_person=recognised)
+    combined.kind_by_meaning = next(
+        (part.kind_by_meaning for part in parts if part.kind_by_meaning and (part.named_patient or not named)), None
+    )
     for part in parts:
         combined.names += part.names
         combined.searched += part.searched

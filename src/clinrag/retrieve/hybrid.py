@@ -36,6 +36,7 @@ from clinrag.retrieve.candidates import (
     merge_candidates,
     rank_candidates,
 )
+from clinrag.retrieve.kind_meaning import KindReader
 from clinrag.retrieve.literature_filters import correct_library_spelling, load_vocabulary, read_literature_filters
 from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
@@ -234,11 +235,13 @@ def plan_query(
     chunks: ChunkStore | None,
     embed: Callable[[str], Vectors],
     analysis: TextAnalysis | None = None,
+    kinds: KindReader | None = None,
 ) -> QueryPlan:
     """Understand ``question`` against one patient registry: named patients become a subject filter (a name the
     registry lacks empties the search), years a date range, "last admission" that admission; then embed the text
-    to rank by. ``embed`` may cache: leaves of one node share the question's vectors when their texts agree; they
-    share ``analysis`` too (what is derived from the texts)."""
+    to rank by, and with ``kinds`` read from that vector the kind of fact asked when no phrasing rule found it.
+    ``embed`` may cache: leaves of one node share the question's vectors when their texts agree; they share
+    ``analysis`` too (what is derived from the texts)."""
     analysis = analysis or TextAnalysis()
     expand = settings.expand_abbreviations
     vocabulary = load_vocabulary(chunks.path.parent) if chunks is not None else None
@@ -270,7 +273,11 @@ def plan_query(
     # Without a named patient, "Which patients had X?" is about X: embed X (with the expansions BM25 gets, so that
     # "low magnesium" also reads "hypomagnesemia"), not the frame around it.
     embedded = dense_text(ranking_text, settings, bool(scoped.subject_ids), analysis)
-    lexical = analysis.understand(ranking_text, expand).lexical_text
+    ranked = analysis.understand(ranking_text, expand)
+    lexical = ranked.lexical_text
+    dense = embed(embedded)
+    if kinds is not None:  # a kind of fact no phrasing rule recognised, read from the vector the search uses
+        understanding = kinds.read(understanding, dense, named=ranked.things | ranked.anchors)
     return QueryPlan(
         understanding,
         resolution,
@@ -278,7 +285,7 @@ def plan_query(
         no_such_patient=False,
         ranking_text=ranking_text,
         dense_text=embedded,
-        dense=embed(embedded),
+        dense=dense,
         sparse=analysis.sparse(lexical),
         notes=notes,
     )
@@ -506,7 +513,8 @@ class Retriever:
         chosen_mode = mode or settings.mode
         embed = TimedEmbedder(self.embedder)
         started = time.perf_counter()
-        plan = plan_query(question, filters, settings, self.registry, self.chunks, embed)
+        kinds = KindReader(self.embedder) if settings.kind_by_meaning else None
+        plan = plan_query(question, filters, settings, self.registry, self.chunks, embed, kinds=kinds)
         timings = {"understand": time.perf_counter() - started - embed.seconds, "embed": embed.seconds}
         searched = tuple(self.stores)
         clarify = self._choices(plan.resolution)

@@ -31,7 +31,8 @@ _STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward
 
 SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
-        rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) home (?:on|with|taking)"
+        rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) (?:home|out) (?:on|with|taking)"
+        rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|take[- ]home|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
         rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
@@ -39,26 +40,29 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Discharge Medications",),
     ),
     (
-        rf"before {_ADMITTED}|home {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
+        rf"(?:before|prior to) {_ADMITTED}|(?:home|outpatient) {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
+        rf"|{_DRUGS}(?: list)? (?:when|on|at|upon) (?:admitted|admission|arrival)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
         r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)",
         ("Medications on Admission",),
     ),
     (
-        r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit\w+ to|reactions?"
-        r"|adrs?|can(?:no|')t take",
+        r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit(?:y|ies)|sensitive to"
+        r"|reactions?|adrs?|can(?:no|')t take",
         ("Allergies",),
     ),
     (
-        r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|treated for|(?:admitted|hospitali[sz]ed)"
+        r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|(?:treated|managed) for"
+        r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|cared for with|d?dx",
         ("Discharge Diagnosis",),
     ),
     (
-        r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention",
+        r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention"
+        r"|taken to (?:the )?(?:or|theat(?:re|er))",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -73,20 +77,22 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
-        r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with",
+        r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
+        r"|support at home|home (?:setup|set-up|support|circumstances)|carers?|caregivers?",
         ("Social History",),
     ),
     (
         r"tests?|labs?|laborator\w+|imaging|scans?|x-?rays?|investigations?|results?|work-?up|findings|echo\w*"
-        r"|ct|mri|ultrasound|ecg|ekg|blood work",
+        r"|ct|mri|ultrasound|ecg|ekg|blood work|what did (?:it|they|that|this) (?:show|reveal|find)",
         ("Pertinent Results",),
     ),
     (
-        r"(?:come|came) (?:in)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
+        r"(?:come|came) (?:in ?)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
         r"|complain\w*|on arrival"
         r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
-        rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admitted|(?:came|come|coming) in (?:with|for)",
+        rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
+        r"|(?:reason for )?presentation",
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
@@ -151,7 +157,9 @@ _PLURAL_STAYS = re.compile(rf"\b(?:{_STAYS})\b", re.IGNORECASE)
 """Stays in the plural: with no other kind of fact asked, the question is about the patient's admissions."""
 
 _ANCHOR = re.compile(
+    r"(?<!\blook )(?<!\blooks )(?<!\blooked )(?<!\blooking )(?<!\btaking )"  # "looks after": cares for
     r"\b(?:after|following|since|post)\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?"
+    r"(?!(?:discharge|d/c|going home|leaving|being discharged|returning home|getting home|home)\b)"  # not an event
     r"([a-z][\w/'-]*(?:\s+(?!(?:and|or|but|with|was|is|did|does|to|for|in|on|at|when|what|why|how)\b)"
     r"[a-z][\w/'-]*){0,2})",
     re.IGNORECASE,

@@ -29,6 +29,7 @@ from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable,
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes
 from clinrag.retrieve.intent import anchor_spans, cue_spans, fact_kind, section_intent
+from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_thing
 
 __all__ = [
@@ -92,6 +93,9 @@ class QueryUnderstanding:
     """The clinical classes the question names (:mod:`clinrag.retrieve.classes`: "antidepressant", "urologic
     procedure", "delirium", and topics such as "tobacco use"); the non-topic ones are also among :attr:`things`
     (or :attr:`anchors`), where a source naming a member counts as naming the class."""
+    kind_similarity: float | None = None
+    """Set when :attr:`fact_kind` was read by meaning, not by a phrasing rule: the cosine of the question to the
+    nearest example question of that kind (:mod:`clinrag.retrieve.kind_meaning`)."""
 
 
 def understand(question: str, today: date | None = None, expand_abbreviations: bool = True) -> QueryUnderstanding:
@@ -108,11 +112,13 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         ('SOB shortness of breath in the last admission?', True, (('SOB', 'shortness of breath'),))
     """
     read, corrections = correct_spelling(question)
+    read, shorthand = expand_shorthand(read)
     lexical, expansions = abbreviations.expand_abbreviations(question) if expand_abbreviations else (question, ())
     if expand_abbreviations:
         lexical, lay = _expand_lay_terms(lexical)
         lexical, shortened = _add_abbreviations(read, lexical)
-        expansions += lay + shortened
+        expansions += lay + shortened + shorthand
+        lexical += "".join(" " + meaning for _, meaning in shorthand)
     for _, right in corrections:  # the words as written stay (a citation quotes them); the corrections go last
         lexical += " " + right
     kind = fact_kind(read)
@@ -151,14 +157,15 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
 
 
 _EXAMINATION = re.compile(
-    r"\b([a-z][a-z0-9-]*)\s+(?:scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?)\b", re.IGNORECASE
+    r"\b([a-z][a-z0-9-]*)\s+(scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?)\b", re.IGNORECASE
 )
 _NOT_QUALIFIERS: Final = frozenset({"recent", "last", "latest", "first", "previous", "prior", "other", "any", "new"})
 
 
 def examination_qualifiers(question: str) -> frozenset[str]:
-    """The words that say which examination a results question asks about ("sleep" study, "PET" scan): things to
-    find, however common in English, so that a record of other results does not answer it.
+    """The words that say which examination a results question asks about ("sleep" study, "PET" scan, "renal"
+    biopsy, and the biopsy itself): things to find, however common in English, so that a record of other results
+    does not answer it.
 
     Example:
         >>> sorted(examination_qualifiers("Sleep study findings for Ada Stone? Any recent tests?"))
@@ -168,6 +175,8 @@ def examination_qualifiers(question: str) -> frozenset[str]:
     for match in _EXAMINATION.finditer(question):
         words = tokenize(match.group(1))
         found.update(word for word in words if word not in KIND_WORDS and word not in _NOT_QUALIFIERS)
+        if found and match.group(2).lower().startswith("biops"):  # a biopsy is itself what is asked, unlike a "test"
+            found.update(tokenize(match.group(2)))
     return frozenset(found)
 
 

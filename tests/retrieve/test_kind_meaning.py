@@ -1,0 +1,96 @@
+"""The kind of fact read by meaning: only when no rule read one, only when clearly nearest, never for a question
+that names a clinical thing or asks about a set of patients; and through the retriever of a node."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+from clinrag.index.embed import OnnxMiniLmEmbedder
+from clinrag.retrieve import kind_meaning
+from clinrag.retrieve.hybrid import Retriever
+from clinrag.retrieve.kind_meaning import KindReader, kind_examples
+from clinrag.retrieve.query import understand
+from clinrag.settings import RetrieveSettings
+
+
+@pytest.fixture(scope="module")
+def embedder() -> OnnxMiniLmEmbedder:
+    return OnnxMiniLmEmbedder(threads=2)
+
+
+def test_docstring_examples_run() -> None:
+    outcome = doctest.testmod(kind_meaning)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
+
+
+def test_every_kind_has_examples_and_the_file_is_validated() -> None:
+    names = [kind.name for kind in kind_examples()]
+    assert len(names) == len(set(names)) == len(kind_meaning.KNOWN_KINDS)
+    with pytest.raises(ValueError, match="unknown kind"):
+        kind_meaning.KindExamples(name="horoscope", examples=("What is her star sign?",))
+
+
+def _read(reader: KindReader, question: str) -> str | None:
+    return reader.read(understand(question), reader.embedder.embed([question])[0]).fact_kind
+
+
+def test_a_wording_no_rule_knows_is_read_by_meaning(embedder: OnnxMiniLmEmbedder) -> None:
+    reader = KindReader(embedder)
+    question = "Which medications were on her discharge reconciliation?"
+    assert understand(question).fact_kind is None
+    read = reader.read(understand(question), embedder.embed([question])[0])
+    assert read.fact_kind == "discharge_medications"
+    assert read.sections == ("Discharge Medications",)
+    assert read.kind_similarity is not None
+    assert read.kind_similarity >= reader.min_similarity
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Tell me a joke about nurses.",
+        "What is the weather like today?",
+        "How did he hurt his ankle?",  # near a procedure (0.60), but not clearly one
+    ],
+)
+def test_questions_of_no_clear_kind_keep_none(embedder: OnnxMiniLmEmbedder, question: str) -> None:
+    assert _read(KindReader(embedder), question) is None
+
+
+def test_the_rules_win_and_things_or_cohorts_keep_their_reading(embedder: OnnxMiniLmEmbedder) -> None:
+    reader = KindReader(embedder)
+    assert _read(reader, "What allergies does she have?") == "allergy"  # the rule's, unchanged
+    thing = "Which medications on her discharge reconciliation were anticoagulants?"
+    assert understand(thing).things
+    assert _read(reader, thing) is None
+    cohort = "Which patients had their discharge reconciliation done?"
+    assert understand(cohort).about_patients
+    assert _read(reader, cohort) is None
+
+
+def test_a_patients_name_is_not_a_thing_that_stops_the_reading(embedder: OnnxMiniLmEmbedder) -> None:
+    reader = KindReader(embedder)
+    question = "Which medications were on Haley Wilkerson's discharge reconciliation?"
+    assert understand(question).things  # the name's words: the registry has not resolved them here
+    vector = embedder.embed(["Which medications were on discharge reconciliation?"])[0]
+    assert reader.read(understand(question), vector, named=frozenset()).fact_kind == "discharge_medications"
+
+
+def test_the_retriever_reads_the_kind_and_the_setting_turns_it_off(node_c: Path, embedder: OnnxMiniLmEmbedder) -> None:
+    on = Retriever.open(node_c, embedder=embedder)
+    try:
+        assert on.chunks is not None
+        name = next(name for _, name in on.chunks.patients() if name)
+        question = f"Which medications were on {name}'s discharge reconciliation?"
+        assert on.retrieve(question).understanding.fact_kind == "discharge_medications"
+    finally:
+        on.close()
+    off = Retriever.open(node_c, RetrieveSettings(kind_by_meaning=False), embedder=embedder)
+    try:
+        assert off.retrieve(question).understanding.fact_kind is None
+    finally:
+        off.close()
