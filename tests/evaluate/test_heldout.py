@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 
 from clinrag.evaluate import answers, heldout, heldout_freeform, heldout_questions, heldout_questions_2
-from clinrag.evaluate.heldout import CohortView, HeldoutQuestion, build_questions, build_questions_2, grade
+from clinrag.evaluate.heldout import (
+    SPLIT_2,
+    SPLIT_3,
+    BlindSplit,
+    CohortView,
+    HeldoutQuestion,
+    build_blind_split,
+    build_questions,
+    build_questions_2,
+    grade,
+)
 from clinrag.evaluate.heldout_freeform import FREEFORM
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -148,26 +158,35 @@ def _wording(template: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9/ ]+", " ", re.sub(r"\{\w+\}", "N", template).lower()).split())
 
 
-def test_the_second_test_split_uses_only_new_wordings() -> None:
-    assert set(heldout_questions_2.FAMILIES_2) == set(FAMILIES)
+def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
+    templated = [t for families in split.families.values() for templates in families.values() for t in templates]
+    rejecting = [
+        *split.negative_templates,
+        *split.noise_templates,
+        *split.unseen_templates,
+        *split.wrong_name_templates,
+    ]
+    return templated, rejecting
+
+
+@pytest.mark.parametrize("split", [SPLIT_2, SPLIT_3], ids=["test2", "test3"])
+def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
+    assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
-    templated = [
-        t for families in heldout_questions_2.FAMILIES_2.values() for templates in families.values() for t in templates
-    ]
-    rejecting = [
-        *heldout_questions_2.NEGATIVE_TEMPLATES_2,
-        *heldout_questions_2.NOISE_TEMPLATES_2,
-        *heldout_questions_2.UNSEEN_TEMPLATES_2,
-        *heldout_questions_2.WRONG_NAME_TEMPLATES_2,
-    ]
-    for families in heldout_questions_2.FAMILIES_2.values():
+    invented = set(heldout._INVENTED_FIRST_NAMES)
+    for earlier in (SPLIT_2, SPLIT_3)[: (SPLIT_2, SPLIT_3).index(split)]:
+        templated, rejecting = _templates(earlier)
+        seen |= {_wording(t) for t in templated + rejecting}
+        invented |= set(earlier.invented_first_names)
+    templated, rejecting = _templates(split)
+    for families in split.families.values():
         assert len(families) >= 2
         assert all(len(templates) >= 2 for templates in families.values())
     for new in (templated, rejecting):  # unseen patients may be asked in the new split's own wordings
         assert len({_wording(t) for t in new}) == len(new)
         assert not {_wording(t) for t in new} & seen
-    assert not set(heldout_questions_2.INVENTED_FIRST_NAMES_2) & set(heldout._INVENTED_FIRST_NAMES)
+    assert not set(split.invented_first_names) & invented
 
 
 def test_the_first_splits_are_unchanged(view: CohortView, questions: list[HeldoutQuestion]) -> None:
@@ -185,9 +204,10 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
     assert build_questions(view, seed=11) == questions  # the second split draws from its own random stream
 
 
-def test_the_second_test_split_names_its_patients(view: CohortView) -> None:
-    second = build_questions_2(view, seed=11)
-    assert {q.split for q in second} == {"test2"}
+@pytest.mark.parametrize("split", [SPLIT_2, SPLIT_3], ids=["test2", "test3"])
+def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:
+    second = build_blind_split(view, split, seed=11)
+    assert {q.split for q in second} == {split.name}
     answerable = [q for q in second if not q.abstain]
     assert {q.intent for q in answerable} == set(FAMILIES)
     for question in answerable:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Final
 
 from clinrag.evaluate import heldout_questions_2 as second
+from clinrag.evaluate import heldout_questions_3 as third
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Answer
@@ -207,15 +208,68 @@ def _must_abstain(view: CohortView, rng: random.Random) -> list[HeldoutQuestion]
 
 TEST2: Final = "test2"
 """The second blind test split (:mod:`clinrag.evaluate.heldout_questions_2`)."""
+TEST3: Final = "test3"
+"""The third blind test split (:mod:`clinrag.evaluate.heldout_questions_3`)."""
+
+
+@dataclass(frozen=True)
+class BlindSplit:
+    """The wordings of one blind split: answerable families per intent and must-abstain templates."""
+
+    name: str
+    families: dict[str, dict[str, tuple[str, ...]]]
+    absent_topics: tuple[str, ...]
+    negative_templates: tuple[str, ...]
+    absent_drugs: tuple[str, ...]
+    noise_templates: tuple[str, ...]
+    unseen_templates: tuple[str, ...]
+    wrong_name_templates: tuple[str, ...]
+    invented_first_names: tuple[str, ...]
+
+
+SPLIT_2: Final = BlindSplit(
+    TEST2,
+    second.FAMILIES_2,
+    second.ABSENT_TOPICS_2,
+    second.NEGATIVE_TEMPLATES_2,
+    second.ABSENT_DRUGS_2,
+    second.NOISE_TEMPLATES_2,
+    second.UNSEEN_TEMPLATES_2,
+    second.WRONG_NAME_TEMPLATES_2,
+    second.INVENTED_FIRST_NAMES_2,
+)
+SPLIT_3: Final = BlindSplit(
+    TEST3,
+    third.FAMILIES_3,
+    third.ABSENT_TOPICS_3,
+    third.NEGATIVE_TEMPLATES_3,
+    third.ABSENT_DRUGS_3,
+    third.NOISE_TEMPLATES_3,
+    third.UNSEEN_TEMPLATES_3,
+    third.WRONG_NAME_TEMPLATES_3,
+    third.INVENTED_FIRST_NAMES_3,
+)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test2``: the new phrasing families of every intent, ``per_template`` patients each, and must-abstain
-    questions in new wordings (tests and drugs no note of the node mentions, patients of other hospitals, real
-    surnames with invented first names). Its own random stream, so the dev and test splits are unchanged."""
-    rng = random.Random(f"test2-{seed}")
+    """The split ``test2`` (:func:`build_blind_split` of :data:`SPLIT_2`)."""
+    return build_blind_split(view, SPLIT_2, seed, per_template)
+
+
+def build_questions_3(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test3`` (:func:`build_blind_split` of :data:`SPLIT_3`)."""
+    return build_blind_split(view, SPLIT_3, seed, per_template)
+
+
+def build_blind_split(
+    view: CohortView, split: BlindSplit, seed: int = 11, per_template: int = 2
+) -> list[HeldoutQuestion]:
+    """A blind split: its phrasing families of every intent, ``per_template`` patients each, and must-abstain
+    questions in its wordings (tests and drugs no note of the node mentions, patients of other hospitals, real
+    surnames with invented first names). Its own random stream, so the other splits are unchanged."""
+    rng = random.Random(f"{split.name}-{seed}")
     questions: list[HeldoutQuestion] = []
-    for intent, families in second.FAMILIES_2.items():
+    for intent, families in split.families.items():
         eligible = [(sid, gold) for sid in sorted(view.names) if (gold := _gold(view, intent, sid)) is not None]
         for family, templates in families.items():
             for template in templates:
@@ -223,9 +277,9 @@ def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -
                     text = _fill(template, view.names[sid])
                     forbidden = CONTRADICTING_COMPLICATION if intent == "complication" else ()
                     questions.append(
-                        HeldoutQuestion(text, intent, family, TEST2, sid, expected, need, forbidden, ordered)
+                        HeldoutQuestion(text, intent, family, split.name, sid, expected, need, forbidden, ordered)
                     )
-    return questions + _must_abstain_2(view, rng)
+    return questions + _must_abstain_blind(view, split, rng)
 
 
 def _fill(template: str, name: str) -> str:
@@ -233,32 +287,33 @@ def _fill(template: str, name: str) -> str:
     return template.format(name=name, poss=_possessive(name), listed=f"{last}, {first}", lower=name.lower())
 
 
-def _must_abstain_2(view: CohortView, rng: random.Random, per_kind: int = 20) -> list[HeldoutQuestion]:
+def _must_abstain_blind(
+    view: CohortView, split: BlindSplit, rng: random.Random, per_kind: int = 20
+) -> list[HeldoutQuestion]:
     names = sorted(view.names.values())
     corpus = " ".join(text for _, _, text in view.notes.values()).lower()
 
     def absent(items: Iterable[str]) -> list[str]:
         return [item for item in items if not re.search(rf"\b{re.escape(item.lower())}\b", corpus)]
 
-    topics, drugs = absent(second.ABSENT_TOPICS_2), absent(second.ABSENT_DRUGS_2)
+    topics, drugs = absent(split.absent_topics), absent(split.absent_drugs)
     found: list[HeldoutQuestion] = []
     for _ in range(per_kind if topics else 0):
         name = rng.choice(names)
-        text = rng.choice(second.NEGATIVE_TEMPLATES_2).format(
-            name=name, poss=_possessive(name), topic=rng.choice(topics)
-        )
-        found.append(HeldoutQuestion(text, "negative", "rejection", TEST2, None, abstain=True))
+        text = rng.choice(split.negative_templates).format(name=name, poss=_possessive(name), topic=rng.choice(topics))
+        found.append(HeldoutQuestion(text, "negative", "rejection", split.name, None, abstain=True))
     for _ in range(per_kind if drugs else 0):
-        text = rng.choice(second.NOISE_TEMPLATES_2).format(name=rng.choice(names), drug=rng.choice(drugs))
-        found.append(HeldoutQuestion(text, "noise", "rejection", TEST2, None, abstain=True))
+        text = rng.choice(split.noise_templates).format(name=rng.choice(names), drug=rng.choice(drugs))
+        found.append(HeldoutQuestion(text, "noise", "rejection", split.name, None, abstain=True))
     for name in rng.sample(view.others, min(per_kind, len(view.others))):
-        text = rng.choice(second.UNSEEN_TEMPLATES_2).format(name=name)
-        found.append(HeldoutQuestion(text, "unseen", "unseen", TEST2, None, abstain=True))
+        text = rng.choice(split.unseen_templates).format(name=name, poss=_possessive(name))
+        found.append(HeldoutQuestion(text, "unseen", "unseen", split.name, None, abstain=True))
     taken = {name.split()[0] for name in names}
-    invented = [first for first in second.INVENTED_FIRST_NAMES_2 if first not in taken]
+    invented = [first for first in split.invented_first_names if first not in taken]
     for name in rng.sample(names, min(per_kind, len(names))):
-        text = rng.choice(second.WRONG_NAME_TEMPLATES_2).format(name=f"{rng.choice(invented)} {name.split()[-1]}")
-        found.append(HeldoutQuestion(text, "wrong_name", "wrong_name", TEST2, None, abstain=True))
+        wrong = f"{rng.choice(invented)} {name.split()[-1]}"
+        text = rng.choice(split.wrong_name_templates).format(name=wrong, poss=_possessive(wrong))
+        found.append(HeldoutQuestion(text, "wrong_name", "wrong_name", split.name, None, abstain=True))
     return found
 
 
