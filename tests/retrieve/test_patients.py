@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import clinrag.ingest.synthetic
-from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
+from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution, given_names
 
 NAMES = json.loads((Path(clinrag.ingest.synthetic.__file__).parent / "names.json").read_text())
 FIRST_NAMES: list[str] = sorted(set(NAMES["female"]) | set(NAMES["male"]))
@@ -858,3 +858,33 @@ def test_a_full_name_the_tagger_misses_in_a_terse_question_is_still_an_unknown_p
         "any Lisinopril allergy?",
     ):
         assert registry.resolve(plain).unknown_persons == (), plain
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Chad Oliver procedure list",  # opening the question, common English words
+        "Alexander Elliott procedure list",  # a surname of the registry, before a clinical head word
+        "Caitlin Dean procedure list",
+        "allergy list for Tyler Hatfield?",
+    ],
+)
+def test_a_census_given_name_and_a_surname_the_tagger_missed_name_an_unknown_person(question: str) -> None:
+    registry = PatientRegistry([(1, "Faith Elliott"), (2, "Dillon Dean"), (3, "Glenn Alexander")])
+    resolution = registry.resolve(question)
+    assert resolution.names_patients
+    assert not resolution.subject_ids
+
+
+@pytest.mark.parametrize(
+    "question", ["Who had a Whipple procedure?", "Any Hartmann procedure patients?", "Heart Failure admissions"]
+)
+def test_eponyms_and_headings_name_no_person(question: str) -> None:
+    assert not PatientRegistry([(1, "Faith Elliott")]).resolve(question).names_patients
+
+
+def test_the_given_names_come_from_the_census_lists() -> None:
+    names = given_names()
+    assert len(names) > 5000
+    assert {"caitlin", "chad", "alexander"} <= names
+    assert "knee" not in names

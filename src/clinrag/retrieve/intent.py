@@ -23,17 +23,18 @@ import re
 from typing import Final
 
 _ADMITTED = (
-    r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|hospitali[sz]ed)"
+    r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
     r"|(?:coming|being brought|arriving|going) (?:in)?to (?:the )?hospital"
 )
-_DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets)"
+_DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets|(?:medication |drug )?regimens?)"
 _STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
 
 SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) (?:home|out) (?:on|with|taking)"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
-        rf"|take[- ]home|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
+        rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
+        r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
         rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
         r"|prescribed (?:when|on|upon|at|after) (?:leaving|discharge|going home)",
@@ -48,12 +49,14 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Medications on Admission",),
     ),
     (
-        r"allerg\w*|react\w* badly|intoleran\w*|adverse (?:drug )?reactions?|sensitivit(?:y|ies)|sensitive to"
+        r"allerg\w*|react\w* badly|react(?:ed|s)? to|intoleran\w*|adverse (?:drug )?reactions?"
+        r"|sensitivit(?:y|ies)|sensitive to"
         r"|reactions?|adrs?|can(?:no|')t take",
         ("Allergies",),
     ),
     (
-        r"diagnos\w*|found to have|what (?:was|is) wrong|final impression|(?:treated|managed) for"
+        r"diagnos\w*|found to have|what (?:was|is) wrong|the matter with|(?:main|principal) problem"
+        r"|final impression|(?:treated|managed) for"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
@@ -62,7 +65,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention"
-        r"|taken to (?:the )?(?:or|theat(?:re|er))",
+        r"|taken to (?:the )?(?:or|theat(?:re|er))|status post",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -71,14 +74,16 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
         r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
         rf"|develop\w*.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY}"
-        rf"|\bwhile (?:an? )?{_STAY}|during (?:the|their|his|her) {_STAY}",
+        rf"|\bwhile (?:an? )?{_STAY}|during (?:(?:the|their|his|her) )?{_STAY}"
+        r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery",
         ("Brief Hospital Course",),
     ),
     (
         r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
-        r"|support at home|home (?:setup|set-up|support|circumstances)|carers?|caregivers?",
+        r"|support at home|(?:at )?home to help|help at home|family at home"
+        r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?",
         ("Social History",),
     ),
     (
@@ -89,7 +94,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"(?:come|came) (?:in ?)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
         r"|complain\w*|on arrival"
-        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?)|cc"
+        r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?|problem)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
         r"|(?:reason for )?presentation",
@@ -148,7 +153,7 @@ _OVER_TIME = (
 _SUMMARY = re.compile(
     rf"\b(?:{_OVER_TIME})\b.{{0,60}}\b(?:{_STAYS})\b|\b(?:{_STAYS})\b.{{0,40}}\b(?:{_OVER_TIME})\b"
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
-    r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b|\badmission history\b"
+    r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital)\b|\badmission history\b"
     r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
     r"|in the past|ever|before now|previously)\b",
     re.IGNORECASE,

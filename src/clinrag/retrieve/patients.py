@@ -62,6 +62,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import TYPE_CHECKING, Final
 
 from clinrag.errors import ClinragError
@@ -978,8 +979,9 @@ NAME_WORD_ZIPF: Final = 4.5
 
 
 def _untagged_names(parsed: _Question) -> list[_Span]:
-    """Two or three adjoining capitalised words, not opening the question, that read as a person's name although
-    the tagger missed it in a terse question ("allergies - Jillian Mills?"): none a clinical term, a drug, a word
+    """Two or three adjoining capitalised words, not opening the question unless lowercase words follow them ("Chad
+    Oliver procedure list"), that read as a person's name although the tagger missed it in a terse question
+    ("allergies - Jillian Mills?"): none a clinical term, a drug, a word
     for a kind of information, an institution or a function word, and each rarer in English than
     `NAME_WORD_ZIPF`. The registry knew none of them, so the question names someone it does not hold, and must
     not be answered about everyone."""
@@ -994,14 +996,44 @@ def _untagged_names(parsed: _Question) -> list[_Span]:
             and (run == i or parsed.gaps[run - 1] == _JOIN)
         ):
             run += 1
-        if run - i >= 2 and not _starts_sentence(parsed, i):
+        if not (run - i >= 2 and not _starts_sentence(parsed, i)) and _given_name_run(parsed, i):
+            run = i + 2  # a census given name and the word after it, however common in English
+        if run - i >= 2:
             start, end = tokens[i].start, tokens[run - 1].end
             found.append(_Span(start, end, parsed.text[start:end]))
         i = max(run, i + 1)
     return found
 
 
-def _name_word(token: _Token) -> bool:
+def _given_name_run(parsed: _Question, i: int) -> bool:
+    """Whether tokens from ``i`` read as a given name and a surname the tagger missed, wherever they stand ("Chad
+    Oliver procedure list", "Alexander Elliott?"): a capitalised census given name that is no everyday word,
+    followed by one or two capitalised words that are no clinical term, drug, kind word or institution."""
+    tokens = parsed.tokens
+    if parsed.titled or i + 1 >= len(tokens) or tokens[i].key in _EVERYDAY_GIVEN:
+        return False
+    if not (_name_word(tokens[i], common=True) and tokens[i].key in given_names()):
+        return False
+    return parsed.gaps[i] == _JOIN and _name_word(tokens[i + 1], common=True)
+
+
+@functools.cache
+def given_names() -> frozenset[str]:
+    """Given names of the US census (the ``names`` package's 1990 lists, about 5,200), folded to lower case.
+
+    Example:
+        >>> "caitlin" in given_names(), "knee" in given_names()
+        (True, False)
+    """
+    found: set[str] = set()
+    for listed in ("dist.male.first", "dist.female.first"):
+        text = resources.files("names").joinpath(listed).read_text(encoding="ascii")
+        found.update(line.split()[0].lower() for line in text.splitlines() if line.strip())
+    return frozenset(found)
+
+
+def _name_word(token: _Token, common: bool = False) -> bool:
+    """Whether ``token`` may be a word of a person's name; ``common`` allows words frequent in English."""
     key = token.key
     return (
         token.capitalised
@@ -1013,7 +1045,7 @@ def _name_word(token: _Token) -> bool:
         and key not in _INSTITUTION_WORDS
         and not _is_drug(key)
         and not is_thing(key)
-        and zipf(key) < NAME_WORD_ZIPF
+        and (common or zipf(key) < NAME_WORD_ZIPF)
     )
 
 
@@ -1124,7 +1156,8 @@ def _clinical_false_positive(parsed: _Question, span: _Span) -> bool:
     if all(word in _NOT_NAMES for word in words) or (len(words) == 1 and _is_drug(words[0])):
         return True
     following = next((token for token in parsed.tokens if token.start >= span.end), None)
-    if following is not None and following.key in _CLINICAL_HEADS:
+    named_person = len(words) >= 2 and words[0] in given_names() and words[0] not in _EVERYDAY_GIVEN
+    if following is not None and following.key in _CLINICAL_HEADS and not named_person:  # eponyms: surnames only
         gap = parsed.text[span.end : following.start]
         return not gap.strip(" " + _APOSTROPHES + "s")
     return False

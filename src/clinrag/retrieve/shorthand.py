@@ -39,6 +39,7 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "d/c": "discharge",
         "dc": "discharge",
         "c/o": "complaining of",
+        "s/p": "status post",
         "meds": "medications",
         "med": "medication",
         "w/": "with",

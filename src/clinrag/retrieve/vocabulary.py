@@ -64,7 +64,9 @@ _KIND_WORDS_TEXT = """
     clinic visit visits plan plans arranged scheduled documented recorded noted note notes record records chart
     chief presenting present presented hx shx pmh psh fhx dx ddx cc fu f/u pt pts dc d/c rx sx tx adr adrs
     independently independent whom cigarette cigarettes cigaret cigarets cigar cigars sensitivity sensitivities
-    sensitive presentation setup support carer carers caregiver
+    sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad
+    chronological chronologically enumerate sequence shouldn couldn wouldn didn doesn isn wasn weren hasn haven
+    hadn aren
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
