@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from clinrag.app.cli import app
 
-from .documents import PUBLISHERS, guideline_folder
+from .documents import guideline_folder
 
 runner = CliRunner()
 AF = (
@@ -24,23 +24,6 @@ HYPERTENSION = (
     "Example Health Agency, Hypertension in adults, 2023-11-02, https://www.example.org/guidance/hypertension"
 )
 CKD = "Example Kidney Foundation, Chronic kidney disease: monitoring, 2022-06-30, https://kidney.example.org/ckd-monitoring"
-
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A library node of the three test guidelines, ingested and indexed through the CLI."""
-    root = tmp_path_factory.mktemp("guidelines-cli")
-    folder, node = guideline_folder(root), root / "node"
-    allow = [option for publisher in PUBLISHERS for option in ("--allow", publisher)]
-    ingested = runner.invoke(app, ["guidelines", "ingest", str(folder), "--node", str(node), *allow])
-    assert ingested.exit_code == 0, ingested.output
-    assert "3 document(s): 3 new" in ingested.output
-    again = runner.invoke(app, ["guidelines", "ingest", str(folder), "--node", str(node)])
-    assert again.exit_code == 0, again.output
-    assert "0 new, 0 replaced, 3 unchanged, 0 removed" in again.output
-    built = runner.invoke(app, ["index", "build", str(node)])
-    assert built.exit_code == 0, built.output
-    return node
 
 
 def _ask(library: Path, question: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from clinrag.index.embed import embedder_from
 from clinrag.population.node import LocalCounter
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
+from clinrag.retrieve.literature_filters import load_vocabulary
 from clinrag.settings import AnswerSettings, Settings
 from clinrag.types import Answer, Hit, SearchFilters
 
@@ -163,7 +164,7 @@ def ask_command(
         vocabulary = local.vocabulary()
     except InputError:  # no population tables at this node: records only
         counter, vocabulary = None, Vocabulary.build()
-    plan = Planner(vocabulary).plan(question)
+    plan = Planner(vocabulary, library=load_vocabulary(node) is not None).plan(question)
 
     def local_answer(asked: str, within: SearchFilters | None) -> Answer:
         retriever = Retriever.open(node, loaded.retrieve, embedder, index=loaded.index)

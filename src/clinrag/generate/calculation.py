@@ -184,6 +184,20 @@ def _record_readings(calc: Calculator, hits: Sequence[Hit], wanted: set[str]) ->
     return found
 
 
+def question_inputs(question: str, calculator: Calculator) -> dict[str, Reading]:
+    """The values ``question`` itself gives for ``calculator``'s inputs (its name, synonyms and indications blanked
+    first, so "bleeding risk" or "stroke risk" is no finding).
+
+    Example:
+        >>> from clinrag.calculators.registry import registry
+        >>> sorted(question_inputs("HAS-BLED of a 70-year-old with labile INR?", registry()["has_bled"]))
+        ['age', 'labile_inr']
+        >>> question_inputs("Which score assesses bleeding risk in atrial fibrillation?", registry()["has_bled"])
+        {}
+    """
+    return read_inputs(calculator.inputs, _without_calculator(question, calculator))
+
+
 def answer_calculation(
     question: str, calculator: Calculator, records: Records | None = None
 ) -> tuple[Answer, Calculation]:
@@ -191,7 +205,7 @@ def answer_calculation(
     named) from their records; the answer in words with every record input cited, and the calculation record."""
     given: dict[str, object] = {}
     origins: dict[str, tuple[Origin, str]] = {}
-    for name, reading in read_inputs(calculator.inputs, _without_calculator(question, calculator)).items():
+    for name, reading in question_inputs(question, calculator).items():
         given[name] = reading.value
         origins[name] = ("given", f"question: '{reading.span.strip()}'")
     sources: list[Source] = []

@@ -16,7 +16,10 @@ Rules of the default detectors:
   with others ("How does her stay compare with other patients?").
 - *calculator*: a calculator named, or an indication asked with a calculation cue ("CHA2DS2-VASc for Ada Stone",
   "stroke risk in AF for a 70-year-old woman"): computed by code (`generate.calculation`), inputs from the question
-  and, for a named patient, from their records; wins over every other destination.
+  and, for a named patient, from their records; wins over every other destination. In a library (``library``:
+  guidelines and abstracts, no patients) only when the question gives some of the calculator's values or names a
+  patient, and then from the question alone: "Which score assesses bleeding risk in AF?" is answered from the
+  library's text, "HAS-BLED of a 70-year-old with labile INR?" is computed.
 - *experience*: patients similar to one patient named in full or by identifier ("What were patients like Ada Stone
   discharged with?", "Which patients are similar to patient 10000032?"): the similar patients' records answer
   (`generate.experience`), never the named patient's own.
@@ -32,6 +35,9 @@ Example:
     'records'
     >>> planner.plan("Which patients are similar to patient 10000032?").route
     'experience'
+    >>> library = Planner(Vocabulary.build(), detect_persons=False, library=True)
+    >>> library.plan("Which score should be used to assess bleeding risk in atrial fibrillation?").route
+    'records'
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from datetime import date
 from typing import Final, Literal
 
 from clinrag.calculators.registry import registry
-from clinrag.generate.calculation import find_calculator
+from clinrag.generate.calculation import find_calculator, question_inputs
 from clinrag.population.parse import PopulationReading, parse_question
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.patients import PatientRegistry
@@ -67,11 +73,13 @@ class Signal:
 
 @dataclass(frozen=True)
 class PlanContext:
-    """What detectors read: the question, the population reading, and the named patients found."""
+    """What detectors read: the question, the population reading, the named patients found, and whether the
+    question goes to a library (guidelines and abstracts: no patients, no population)."""
 
     question: str
     reading: PopulationReading
     persons: tuple[str, ...]
+    library: bool = False
 
 
 Detector = Callable[[PlanContext], Sequence[Signal]]
@@ -128,17 +136,30 @@ _SIMILAR_TO = re.compile(
 
 def calculator_detector(context: PlanContext) -> Sequence[Signal]:
     """A calculator named ("CHA2DS2-VASc", "Cockcroft-Gault", "BMI") or an indication asked with a calculation cue
-    ("stroke risk in AF"): computed by code (`generate.calculation`).
+    ("stroke risk in AF"): computed by code (`generate.calculation`). In a library, only when the question gives
+    some of its values or names a patient; otherwise the library's text answers (a records signal says why).
 
     Example:
         >>> reading = PopulationReading("What is the CHA2DS2-VASc score of a 70-year-old man?")
         >>> calculator_detector(PlanContext(reading.question, reading, ()))[0].destination
         'calculator'
+        >>> reading = PopulationReading("How often should eGFR be monitored in G3b CKD?")
+        >>> calculator_detector(PlanContext(reading.question, reading, (), library=True))[0].destination
+        'records'
     """
     match = find_calculator(context.question, registry().values())
     if match is None:
         return []
-    return [Signal(CALCULATOR, f"asks for {match.calculator.title} ({match.how} '{match.matched}')", strong=True)]
+    asks = f"asks for {match.calculator.title} ({match.how} '{match.matched}')"
+    if context.library and not question_inputs(context.question, match.calculator) and not _names_patient(context):
+        return [Signal(RECORDS, f"{asks} but gives none of its values: answered from the library's text")]
+    return [Signal(CALCULATOR, asks, strong=True)]
+
+
+def _names_patient(context: PlanContext) -> bool:
+    """A person named, a patient identifier, or one patient spoken of ("she", "this patient")."""
+    question = context.question
+    return bool(context.persons or _IDENTIFIER.search(question) or _ONE_PATIENT.search(question))
 
 
 def experience_detector(context: PlanContext) -> Sequence[Signal]:
@@ -212,7 +233,8 @@ DEFAULT_DETECTORS: Final[tuple[Detector, ...]] = (
 
 class Planner:
     """Routes questions with a vocabulary (the root's: the union of its nodes'), a registry of patient names when
-    one node answers, and spaCy's person names unless ``detect_persons`` is off."""
+    one node answers, and spaCy's person names unless ``detect_persons`` is off; ``library`` when the question goes
+    to a library (a node folder with the literature vocabulary, `retrieve.literature_filters.load_vocabulary`)."""
 
     def __init__(
         self,
@@ -221,8 +243,10 @@ class Planner:
         registry: PatientRegistry | None = None,
         detect_persons: bool = True,
         detectors: Sequence[Detector] = DEFAULT_DETECTORS,
+        library: bool = False,
     ) -> None:
         self._vocabulary = vocabulary
+        self._library = library
         self._registry = registry if registry is not None else PatientRegistry(())
         self._detect_persons = detect_persons
         self._detectors = tuple(detectors)
@@ -241,17 +265,22 @@ class Planner:
         for person in persons:  # a name is no criterion: "patients like Ada Stone"
             unnamed = unnamed.replace(person, " " * len(person))
         reading = parse_question(unnamed, self._vocabulary, today=today)
-        context = PlanContext(question, reading, persons)
+        context = PlanContext(question, reading, persons, self._library)
         signals = tuple(signal for detector in self._detectors for signal in detector(context))
-        return _decide(question, reading, signals)
+        return _decide(question, reading, signals, library=self._library)
 
 
-def _decide(question: str, reading: PopulationReading, signals: tuple[Signal, ...]) -> Plan:
+def _decide(question: str, reading: PopulationReading, signals: tuple[Signal, ...], *, library: bool = False) -> Plan:
     """Population wins over weak records signals; a strong records signal makes it both, or records alone when no
     population query was built or the population cue only counts within one patient ("How many times was she
-    admitted?")."""
+    admitted?"). A calculator wins over all; its inputs come from a named patient's records too, except in a
+    ``library``, which holds no patient's records."""
     if calculator := [s for s in signals if s.destination == CALCULATOR]:
         named = [s for s in signals if s.destination == RECORDS and s.strong]
+        if named and library:
+            held = "whom a library does not hold: inputs from the question"
+            reason = f"{calculator[0].reason}; {named[0].reason}, {held}"
+            return Plan(question, (CALCULATOR,), reason, reading, signals)
         reason = calculator[0].reason + (f"; {named[0].reason}: inputs from their records too" if named else "")
         return Plan(question, (CALCULATOR, *((RECORDS,) if named else ())), reason, reading, signals)
     if experience := [s for s in signals if s.destination == EXPERIENCE]:
