@@ -163,6 +163,11 @@ class ClinragExtension(BaseModel):
         0, description="Passages matching the question that policies withheld only for their sensitivity label."
     )
     withheld_note: str | None = Field(None, description="'N sensitive passages were withheld by policy.', or null.")
+    filter_notes: list[str] = Field(
+        default_factory=list,
+        description="How a library read the question: words read as its own ('spelling: …'), each filter stated "
+        "applied or dropped ('filter by author Smith: applied').",
+    )
     timings: dict[str, float]
     route: RouteInfo | None = Field(
         None,
@@ -347,6 +352,7 @@ def extension(answer: Answer, organisations: Sequence[OrgResult] = ()) -> Clinra
         quarantined_spans=answer.quarantined_spans,
         withheld_sensitive=answer.withheld_sensitive,
         withheld_note=answer.withheld_note,
+        filter_notes=list(answer.filter_notes),
         timings={name: round(seconds, 4) for name, seconds in answer.timings.items()},
         route=answer.route if isinstance(answer, RoutedAnswer) else None,
         population=answer.population if isinstance(answer, RoutedAnswer) else None,

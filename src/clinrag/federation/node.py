@@ -55,6 +55,7 @@ from clinrag.federation.protocol import (
     VocabularyRequest,
     VocabularyResponse,
     field_problems,
+    reply_notes,
     retrieve_request_schema,
 )
 from clinrag.federation.serving import BodyTooLargeError, RateLimiter, bearer_token, read_capped, retry_after
@@ -191,6 +192,7 @@ class Node:
             leaves_searched=outcome.leaves_searched,
             refused_documents=outcome.refused_documents,
             withheld_sensitive=outcome.withheld_sensitive,
+            notes=reply_notes(outcome.notes),
         )
         found = outcome.candidates
         if not request.candidates:

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -31,6 +32,12 @@ MAX_FILTER_TEXT = 200
 """Longest text value of a filter, in characters."""
 MAX_PROBLEMS = 10
 """Most field problems a refusal lists."""
+MAX_NOTES = 20
+"""Most notes a reply carries on how a library read the question (spelling, filters)."""
+MAX_NOTE_TEXT = 300
+"""Longest note, in characters."""
+_NOTE = re.compile(r"(?:filter by [^\n]+|spelling: '[^'\n]+' read as '[^'\n]+')")
+"""The notes a library writes: a filter applied or dropped, a word read as the library's own."""
 
 
 def _bounded(filters: SearchFilters) -> SearchFilters:
@@ -52,6 +59,19 @@ def _bounded(filters: SearchFilters) -> SearchFilters:
                 {"field": name, "max_length": MAX_FILTER_TEXT},
             )
     return filters
+
+
+def reply_notes(notes: Iterable[str]) -> list[str]:
+    """The notes a reply may carry: only the forms a library writes ("filter by author Smith: applied", "spelling:
+    'apixban' read as 'apixaban'" — question and vocabulary words, never a record's text), each once, at most
+    `MAX_NOTES` of at most `MAX_NOTE_TEXT` characters (a longer one is cut, marked with "…").
+
+    Example:
+        >>> reply_notes(["filter by author Smith: applied", "filter by author Smith: applied", "Ada Stone has AF"])
+        ['filter by author Smith: applied']
+    """
+    kept = (note if len(note) <= MAX_NOTE_TEXT else note[: MAX_NOTE_TEXT - 1] + "…" for note in notes)
+    return [note for note in dict.fromkeys(kept) if _NOTE.fullmatch(note)][:MAX_NOTES]
 
 
 class Message(BaseModel):
@@ -174,6 +194,14 @@ class RetrieveResponse(Message):
         description=(
             "Distinct candidates the document policy refused only because of their sensitivity label (psychiatric, "
             "substance-use, HIV, reproductive or genetic information): the asker is told they were withheld."
+        ),
+    )
+    notes: list[Annotated[str, StringConstraints(max_length=MAX_NOTE_TEXT)]] = Field(
+        default_factory=list,
+        max_length=MAX_NOTES,
+        description=(
+            "How a library read the question: words read as its own ('spelling: …'), each filter stated applied or "
+            "dropped ('filter by author Smith: applied'); question and vocabulary words only (`reply_notes`)."
         ),
     )
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

@@ -17,6 +17,10 @@ Sensitive passages: each node counts the candidates its document policy refused 
 label (`RetrieveResponse.withheld_sensitive`); the root adds the counts of the organisations whose candidates it
 merged (`FederatedRetrieval.withheld_sensitive`), so an answer can say that sensitive passages were withheld.
 
+Library notes: a library node says how it read the question (`RetrieveResponse.notes`: words read as its own,
+filters applied or dropped); the root keeps every organisation's notes, each once, in `Retrieval.notes`, so the
+answer says them (`Answer.filter_notes`) as it does on one node.
+
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
     >>> result = root.search("Who had a stroke?", token)  # doctest: +SKIP
@@ -44,7 +48,7 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clinrag.errors import ConfigError
-from clinrag.federation.protocol import API_VERSION, NameMatch, RetrieveRequest, RetrieveResponse
+from clinrag.federation.protocol import API_VERSION, MAX_NOTES, NameMatch, RetrieveRequest, RetrieveResponse
 from clinrag.index.embed import Vectors
 from clinrag.index.store import Mode
 from clinrag.retrieve.candidates import (
@@ -367,6 +371,7 @@ class FederationRoot:
             f"{result.org.org} ({result.status.value}: {result.detail})" for result in results if not result.usable
         )
         clarify = unsettled([match for part in usable for match in part.reply.names])
+        notes = tuple(dict.fromkeys(note for part in usable for note in part.reply.notes))[:MAX_NOTES]
         if clarify:  # the asker is asked which patient: nothing is retrieved
             asked = Retrieval(
                 (),
@@ -378,6 +383,7 @@ class FederationRoot:
                 denied=denied,
                 unreachable=unreachable,
                 clarify=clarify,
+                notes=notes,
             )
             return asked, 0
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
@@ -406,6 +412,7 @@ class FederationRoot:
             searched=searched,
             denied=denied,
             unreachable=unreachable,
+            notes=notes,
         )
         return retrieval, sum(part.reply.withheld_sensitive for part in usable)
 

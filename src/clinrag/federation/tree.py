@@ -113,6 +113,8 @@ class TreeOutcome:
     """Where the question names patients of the leaves below, with those the asker may retrieve."""
     kind_by_meaning: tuple[str, float] | None = None
     """The kind of fact a leaf read from the question's embedding (no phrasing rule read one), and how alike."""
+    notes: list[str] = field(default_factory=list)
+    """How a library leaf read the question (`QueryPlan.notes`: spelling, filters applied or dropped), each once."""
 
     @property
     def no_such_patient(self) -> bool:
@@ -338,6 +340,7 @@ class _Search:
             names_person=resolution is not None and resolution.names_patients,
             names=self._names(spec, leaf, plan),
             kind_by_meaning=_kind_by_meaning(plan),
+            notes=list(plan.notes),
         )
 
     def _names(self, spec: LeafSpec, leaf: Leaf, plan: QueryPlan) -> list[NameMatch]:
@@ -421,6 +424,7 @@ def _combine(parts: Sequence[TreeOutcome], fetch_k: int) -> TreeOutcome:
     combined.kind_by_meaning = next(
         (part.kind_by_meaning for part in parts if part.kind_by_meaning and (part.named_patient or not named)), None
     )
+    combined.notes = list(dict.fromkeys(note for part in parts for note in part.notes))
     for part in parts:
         combined.names += part.names
         combined.searched += part.searched

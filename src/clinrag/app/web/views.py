@@ -149,6 +149,8 @@ class TurnView:
     support: float
     withheld_note: str | None = None
     """Says how many sensitive passages the asker's policies withheld, when any were."""
+    filter_notes: tuple[str, ...] = ()
+    """How a library read the question: spelling read as its own words, filters applied or dropped."""
     route: RouteView | None = None
     """Where the planner sent the question, and why (None for answers stored before routing)."""
     population: PopulationView | None = None
@@ -206,6 +208,7 @@ def turn_view(turn_id: str, text: str, evidence: ClinragExtension) -> TurnView:
         + (f" (lines quoted: {evidence.fallback_from}'s draft was not supported)" if evidence.fallback_from else ""),
         support=evidence.support,
         withheld_note=evidence.withheld_note,
+        filter_notes=tuple(evidence.filter_notes),
         route=route_view(evidence.route),
         population=population_view(turn_id, population) if population is not None else None,
         experience=None if evidence.experience is None else _experience(text, evidence.experience, evidence),
