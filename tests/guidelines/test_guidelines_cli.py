@@ -37,7 +37,11 @@ def _ask(library: Path, question: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("question", "label", "line"),
     [
-        ("What is the usual dose of edoxaban?", AF, "2. Choosing an anticoagulant: Edoxaban | 60 mg once daily"),
+        (
+            "What is the usual dose of edoxaban?",
+            AF,
+            "2. Choosing an anticoagulant: Drug | Usual dose | Reduced dose — Edoxaban | 60 mg once daily",
+        ),
         (
             "When should ambulatory blood pressure monitoring be offered?",
             HYPERTENSION,

@@ -368,23 +368,57 @@ _HEADING_ONLY: Final = re.compile(r"^\s*(?:[A-Za-z][A-Za-z /&'-]{0,40}:\s*)+$")
 """A line of headings and labels only ("Discharge Diagnosis: Primary:"): it answers nothing."""
 
 
+_TABLE_CELLS: Final = " | "
+"""How a guideline's table row joins its cells (`ingest.guidelines`): ``Edoxaban | 60 mg once daily | 30 mg``."""
+_UNDER_HEADER: Final = " — "
+"""Between a table's header row and the row quoted under it."""
+
+
+def table_header(text: str) -> str | None:
+    """The header row of the table in a guideline chunk's ``text``: its first ``cell | cell`` line (None without one).
+
+    Example:
+        >>> table_header("Doses.\\nDrug | Usual dose\\nEdoxaban | 60 mg once daily")
+        'Drug | Usual dose'
+    """
+    return next((line.strip() for line in text.splitlines() if _TABLE_CELLS in line), None)
+
+
+def _under_header(line: str, header: str | None) -> str:
+    """A table row quoted with its table's header row before it, so that each cell's column can be read; other
+    lines (and the header itself) as they are.
+
+    Example:
+        >>> _under_header("Edoxaban | 60 mg once daily", "Drug | Usual dose")
+        'Drug | Usual dose — Edoxaban | 60 mg once daily'
+    """
+    if header is None or _TABLE_CELLS not in line or line.strip() == header:
+        return line
+    return f"{header}{_UNDER_HEADER}{line.strip()}"
+
+
 def _picked_lines(
     source: Source, text: str, wanted: set[str], specific: frozenset[str], sections: set[str], about_patients: bool
 ) -> list[str]:
-    """The lines of one source worth quoting (none when it is not about the thing asked)."""
+    """The lines of one source worth quoting (none when it is not about the thing asked). A guideline's table row
+    comes with its table's header row; the header row alone is never quoted (its words are column names, not an
+    answer)."""
     if not text:
         return []
     in_section = source.chunk.section in sections
     if in_section and len(text) <= _SHORT_LIST:
         return [_as_one_line(text)]
+    header = table_header(text) if source.chunk.guideline is not None else None
     lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
     lines = [line for line in lines if not specific or specific & mentioned(line)]
     if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
         lines = [line for line in lines if affirms(line, specific)]
     if specific and not lines and in_section and not about_patients:
         lines = _lines(text)  # the admission is about the thing; this section of it answers the question
+    lines = [line for line in lines if header is None or line.strip() != header]
     scored = [(len(wanted & set(tokenize(line))), i, line) for i, line in enumerate(lines)]
     best = max((score for score, _, _ in scored), default=0)
     if best == 0 and not in_section:
         return []
-    return [line.rstrip() for score, _, line in sorted(scored, key=lambda t: (-t[0], t[1]))[:2] if score == best]
+    picked = [line.rstrip() for score, _, line in sorted(scored, key=lambda t: (-t[0], t[1]))[:2] if score == best]
+    return [_under_header(line, header) for line in picked]
