@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -102,6 +102,23 @@ class ProgressReport:
         """When piped, print the last count if it was not printed yet."""
         if self._bar is None and self._printed_at is not None and self._done != self._printed_done:
             self._line()
+
+
+SHOWN_PROBLEMS = 20
+"""How many skipped inputs an ingest command lists before it only counts the rest."""
+
+
+def show_problems(problems: Sequence[str]) -> None:
+    """List the first :data:`SHOWN_PROBLEMS` of ``problems`` (what an ingest skipped) on stderr, then how many more.
+
+    Example:
+        >>> show_problems(["a.xml, line 3, PMID 7: no title"])  # doctest: +SKIP
+        skipped: a.xml, line 3, PMID 7: no title
+    """
+    for problem in problems[:SHOWN_PROBLEMS]:
+        errors.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
+    if len(problems) > SHOWN_PROBLEMS:
+        errors.print(f"… and {len(problems) - SHOWN_PROBLEMS} more problems", highlight=False)
 
 
 @contextmanager

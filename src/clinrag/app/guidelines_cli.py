@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.guidelines.ingest import GUIDELINES_DEPT, find_documents, ingest_guidelines
@@ -26,7 +26,6 @@ from clinrag.ingest.guidelines.manifest import allow_publishers, load_allow_list
 guidelines_app = typer.Typer(
     help="Curated guidelines: ingest HTML, PDF and Markdown documents into a library node.", no_args_is_help=True
 )
-SHOWN_PROBLEMS = 20
 
 
 @guidelines_app.command("ingest")
@@ -71,8 +70,5 @@ def ingest_command(
         f"{node / 'chunks.sqlite'}" + (f"; {done.ignored} other file(s) ignored" if done.ignored else ""),
         highlight=False,
     )
-    for problem in done.problems[:SHOWN_PROBLEMS]:
-        errors.print(f"[yellow]skipped:[/yellow] {problem}", highlight=False)
-    if len(done.problems) > SHOWN_PROBLEMS:
-        errors.print(f"… and {len(done.problems) - SHOWN_PROBLEMS} more problems", highlight=False)
+    show_problems([str(problem) for problem in done.problems])
     console.print(f"[dim]next: clinrag index build {node}[/dim]", highlight=False)

@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
 from clinrag.errors import ClinragError, ConfigError
 from clinrag.index.embed import embedder_from
 from clinrag.ingest.chunkstore import ChunkStore
@@ -30,7 +30,6 @@ from clinrag.ingest.pubmed_fetch import FILE_PATTERN, FetchSummary, fetch_pubmed
 pubmed_app = typer.Typer(
     help="PubMed literature: fetch it with E-utilities, ingest MEDLINE XML into a library node.", no_args_is_help=True
 )
-SHOWN_PROBLEMS = 20
 
 
 @pubmed_app.command("ingest")
@@ -77,13 +76,12 @@ def ingest_command(
         f"older versions ignored, {done.deleted} deleted; {done.chunks} chunks written to {node / 'chunks.sqlite'}",
         highlight=False,
     )
-    for problem in done.problems[:SHOWN_PROBLEMS]:
-        pmid = f", PMID {problem.pmid}" if problem.pmid is not None else ""
-        errors.print(
-            f"[yellow]skipped:[/yellow] {problem.file}, line {problem.line}{pmid}: {problem.message}", highlight=False
-        )
-    if len(done.problems) > SHOWN_PROBLEMS:
-        errors.print(f"… and {len(done.problems) - SHOWN_PROBLEMS} more problems", highlight=False)
+    show_problems(
+        [
+            f"{p.file}, line {p.line}{f', PMID {p.pmid}' if p.pmid is not None else ''}: {p.message}"
+            for p in done.problems
+        ]
+    )
     console.print(f"[dim]next: clinrag index build {node}[/dim]", highlight=False)
 
 

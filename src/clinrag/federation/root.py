@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import ssl
 import threading
@@ -60,7 +59,7 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
 )
 from clinrag.retrieve.hybrid import Retrieval, dense_text, merge_choices
-from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
+from clinrag.retrieve.kind_meaning import KNOWN_KINDS, with_kind
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
 from clinrag.settings import FederationSettings, RetrieveSettings
@@ -531,13 +530,7 @@ def _with_kind_read_by(understanding: QueryUnderstanding, replies: Sequence[Retr
     rules read none here: the answer step then picks the lines of that kind."""
     if understanding.fact_kind is not None:
         return understanding
-    known = {*KIND_SECTIONS, ADMISSIONS_SUMMARY}
-    read = next((reply for reply in replies if reply.kind_by_meaning in known), None)
+    read = next((reply for reply in replies if reply.kind_by_meaning in KNOWN_KINDS), None)
     if read is None or read.kind_by_meaning is None:
         return understanding
-    return dataclasses.replace(
-        understanding,
-        fact_kind=read.kind_by_meaning,
-        sections=understanding.sections or KIND_SECTIONS.get(read.kind_by_meaning, ()),
-        kind_similarity=read.kind_similarity,
-    )
+    return with_kind(understanding, read.kind_by_meaning, read.kind_similarity)

@@ -145,9 +145,21 @@ class KindReader:
         kind, similarity, margin = self.nearest(vector)
         if similarity < self.min_similarity or margin < self.min_margin:
             return understanding
-        return dataclasses.replace(
-            understanding,
-            fact_kind=kind,
-            sections=understanding.sections or KIND_SECTIONS.get(kind, ()),
-            kind_similarity=round(similarity, 3),
-        )
+        return with_kind(understanding, kind, round(similarity, 3))
+
+
+def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | None) -> QueryUnderstanding:
+    """``understanding`` asking for ``kind`` (read by meaning, ``similarity`` alike), with that kind's sections
+    unless it already names some.
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> with_kind(understand("her reconciliation?"), "discharge_medications", 0.9).sections
+        ('Discharge Medications',)
+    """
+    return dataclasses.replace(
+        understanding,
+        fact_kind=kind,
+        sections=understanding.sections or KIND_SECTIONS.get(kind, ()),
+        kind_similarity=similarity,
+    )
