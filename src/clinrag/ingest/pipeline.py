@@ -29,16 +29,9 @@ from pathlib import Path
 
 from clinrag.ingest.chunking import pack_text
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.ingest.mimic import (
-    IngestReport,
-    read_admissions,
-    read_notes,
-    read_patients,
-    read_services,
-    read_titles,
-    read_typed,
-)
+from clinrag.ingest.mimic import IngestReport
 from clinrag.ingest.notes import note_service, parse_note
+from clinrag.ingest.reader import MimicReader, SourceReader
 from clinrag.ingest.source import SourceConfig, load_source_config
 from clinrag.ingest.tables import TITLED_TABLES, chunk_columns, row_source_id, row_text
 from clinrag.settings import IngestSettings
@@ -129,9 +122,15 @@ class _Ingestion:
     """One pass over one MIMIC folder: the state its stages share."""
 
     def __init__(
-        self, root: Path, store: ChunkStore, settings: IngestSettings, config: SourceConfig, progress: ProgressCallback
+        self,
+        reader: SourceReader,
+        store: ChunkStore,
+        settings: IngestSettings,
+        config: SourceConfig,
+        progress: ProgressCallback,
     ) -> None:
-        self.root, self.store, self.settings, self.config, self.progress = root, store, settings, config, progress
+        self.reader, self.store, self.settings, self.config, self.progress = reader, store, settings, config, progress
+        root = reader.root
         self.summary = IngestSummary(org=config.org, source=str(root))
         self.fingerprint = settings.model_dump_json()
         self.run = store.begin_run(str(root))
@@ -159,25 +158,25 @@ class _Ingestion:
         report = self.summary.report
 
         def patients() -> Iterator[Patient]:
-            for patient in read_patients(self.root, report):
+            for patient in self.reader.patients(report):
                 self.names[patient.subject_id] = patient.name
                 yield patient
 
         self.store.put_patients(patients())
         read_before = report.read["admissions"]
         self.admissions = {
-            a.hadm_id: _Admission(a.subject_id, a.admittime, a.dischtime) for a in read_admissions(self.root, report)
+            a.hadm_id: _Admission(a.subject_id, a.admittime, a.dischtime) for a in self.reader.admissions(report)
         }
         if "admissions" in self.settings.tables:  # read again as a table: its rows are counted there, once
             report.read["admissions"] = read_before
-        self.services = dict(read_services(self.root, report))
+        self.services = dict(self.reader.services(report))
 
     def notes(self) -> None:
         """Discharge notes: unchanged ones are only marked as seen, others are (re)chunked."""
         scope = f"{self.config.org}:note:discharge"
         note_services: dict[int, str | None] = {}
         count = 0
-        for count, note in enumerate(read_notes(self.root, self.summary.report), start=1):
+        for count, note in enumerate(self.reader.notes(self.summary.report), start=1):
             hadm = note.hadm_id
             name = self.names.get(note.subject_id)
             admission = self.admissions.get(hadm) if hadm is not None else None
@@ -202,17 +201,19 @@ class _Ingestion:
     def table(self, table: str) -> None:
         """One structured table, one chunk per row."""
         report = self.summary.report
-        titles = read_titles(self.root, TITLED_TABLES[table], report) if table in TITLED_TABLES else {}
+        titles = self.reader.titles(TITLED_TABLES[table], report) if table in TITLED_TABLES else {}
         scope = f"{self.config.org}:row:{table}"
         count = 0
-        for count, row in enumerate(read_typed(self.root, table, chunk_columns(table), report), start=1):
+        for count, row in enumerate(self.reader.rows(table, chunk_columns(table), report), start=1):
             if titles:
                 row["long_title"] = titles.get((str(row["icd_code"]), int(row["icd_version"])))
             subject_id, hadm_id = row.get("subject_id"), row.get("hadm_id")
             name = self.names.get(subject_id) if subject_id is not None else None
             admission = self.admissions.get(hadm_id) if hadm_id is not None else None
             service = self.config.service_code(self.services.get(hadm_id)) if hadm_id is not None else None
-            dept = self.config.admissions_department if table == "admissions" else self.config.department_of(service)
+            # a row of no stay (a FHIR allergy, coverage) sits with the admission rows: the patient's own department
+            patient_level = table == "admissions" or hadm_id is None
+            dept = self.config.admissions_department if patient_level else self.config.department_of(service)
             text = row_text(row)
             source_id = row_source_id(table, row)
             digest = _digest(self.fingerprint, self.config, name, dept, text)
@@ -247,12 +248,17 @@ def ingest_mimic(
     settings: IngestSettings,
     org: str | None = None,
     on_progress: ProgressCallback | None = None,
+    reader: SourceReader | None = None,
 ) -> IngestSummary:
-    """Ingest the MIMIC-IV folder ``root`` (hosp/ and note/) into ``store``; see the module docstring."""
+    """Ingest the MIMIC-IV folder ``root`` (hosp/ and note/) into ``store``; see the module docstring. ``reader``
+    reads another kind of source as MIMIC rows (`clinrag.ingest.formats.open_reader`: a FHIR export), whose own
+    tables are chunked after MIMIC's."""
     config = load_source_config(root, org)
-    ingestion = _Ingestion(root, store, settings, config, on_progress or (lambda stage, done: None))
+    reader = reader or MimicReader(root)
+    ingestion = _Ingestion(reader, store, settings, config, on_progress or (lambda stage, done: None))
     stages = [("registry", ingestion.registry), ("notes", ingestion.notes)]
-    stages += [(table, partial(ingestion.table, table)) for table in settings.tables]
+    tables = [*settings.tables, *(t for t in reader.extra_tables if t not in settings.tables)]
+    stages += [(table, partial(ingestion.table, table)) for table in tables]
     for stage, run_stage in stages:
         started = time.perf_counter()
         run_stage()

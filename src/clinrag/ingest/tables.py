@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime
 
+from clinrag.ingest.fhir.schema import FHIR_ROW_KEYS, FHIR_TABLES
 from clinrag.ingest.mimic_schema import TABLES
 
 ROW_KEYS: dict[str, tuple[str, ...]] = {
@@ -17,8 +18,10 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "diagnoses_icd": ("hadm_id", "seq_num"),
     "procedures_icd": ("hadm_id", "seq_num"),
     "prescriptions": ("hadm_id", "pharmacy_id"),
+    **FHIR_ROW_KEYS,
 }
-"""The columns that identify a row of each table that can be chunked."""
+"""The columns that identify a row of each table that can be chunked (MIMIC-IV's, then FHIR's own)."""
+_CHUNKED_TABLES = {**TABLES, **FHIR_TABLES}
 
 DROPPED_COLUMNS: dict[str, frozenset[str]] = {
     "admissions": frozenset({"admit_provider_id"}),
@@ -34,7 +37,8 @@ TITLED_TABLES = {"diagnoses_icd": "d_icd_diagnoses", "procedures_icd": "d_icd_pr
 def chunk_columns(table: str) -> tuple[str, ...]:
     """The columns of ``table`` that go into its row chunks."""
     dropped = DROPPED_COLUMNS.get(table, frozenset())
-    return tuple(name for name in TABLES[table].mimic_columns if name not in dropped or name in ROW_KEYS[table])
+    columns = _CHUNKED_TABLES[table].mimic_columns
+    return tuple(name for name in columns if name not in dropped or name in ROW_KEYS[table])
 
 
 def _show(value: object) -> str:

@@ -38,8 +38,9 @@ from typing import Any, Final
 import duckdb
 
 from clinrag.errors import InputError
-from clinrag.ingest.mimic import IngestReport, read_patients, read_services, read_titles, read_typed
+from clinrag.ingest.mimic import IngestReport
 from clinrag.ingest.notes import note_service, parse_note
+from clinrag.ingest.reader import MimicReader, SourceReader
 from clinrag.ingest.sensitivity import Labeller
 from clinrag.ingest.source import SourceConfig, load_source_config
 from clinrag.ingest.tables import TITLED_TABLES, chunk_columns, row_text
@@ -136,10 +137,10 @@ class _Classes:
 
 
 class _Builder:
-    """Reads one MIMIC folder into rows for the population tables."""
+    """Reads one source (a MIMIC folder, or a FHIR export read as MIMIC rows) into rows for the population tables."""
 
-    def __init__(self, root: Path, config: SourceConfig) -> None:
-        self.root, self.config = root, config
+    def __init__(self, reader: SourceReader, config: SourceConfig) -> None:
+        self.reader, self.root, self.config = reader, reader.root, config
         self.report = IngestReport()
         self.labeller = Labeller.default()
         self.classes = _Classes()
@@ -156,11 +157,11 @@ class _Builder:
     def read_services(self) -> list[tuple[int, int, str, datetime | None]]:
         """Services as ingestion derives them: ``hosp/services``, else each note's ``Service:`` line (last note
         wins); also each note's chief complaint."""
-        self.services = dict(read_services(self.root, self.report))
+        self.services = dict(self.reader.services(self.report))
         from_notes: dict[int, str | None] = {}
         complaints: list[tuple[int, int, str, datetime | None]] = []
         columns = ("note_id", "subject_id", "hadm_id", "charttime", "text")
-        for note in read_typed(self.root, "discharge", columns, self.report, required_file=False):
+        for note in self.reader.rows("discharge", columns, self.report, required_file=False):
             hadm, text = note["hadm_id"], str(note["text"])
             if hadm is None:
                 continue
@@ -181,9 +182,9 @@ class _Builder:
             self.tables["complaints"].append((hadm, subject, normalise_complaint(text), class_id))
 
     def admissions(self) -> None:
-        patients = {p.subject_id: p for p in read_patients(self.root, self.report)}
+        patients = {p.subject_id: p for p in self.reader.patients(self.report)}
         leaf = self.config.admissions_department
-        for row in read_typed(self.root, "admissions", chunk_columns("admissions"), self.report):
+        for row in self.reader.rows("admissions", chunk_columns("admissions"), self.report):
             hadm, subject, admitted = row["hadm_id"], row["subject_id"], row["admittime"]
             service = self.service_of(hadm)
             dept = self.config.department_of(service)
@@ -207,10 +208,10 @@ class _Builder:
             )
 
     def coded(self, table: str) -> None:
-        titles = read_titles(self.root, TITLED_TABLES[table], self.report)
+        titles = self.reader.titles(TITLED_TABLES[table], self.report)
         kind = "diagnosis" if table == "diagnoses_icd" else "procedure"
         self.tables["icd"].extend((kind, code, version, title) for (code, version), title in titles.items())
-        for row in read_typed(self.root, table, chunk_columns(table), self.report):
+        for row in self.reader.rows(table, chunk_columns(table), self.report):
             title = titles.get((str(row["icd_code"]), int(row["icd_version"])))
             row["long_title"] = title
             service = self.service_of(row["hadm_id"])
@@ -227,7 +228,7 @@ class _Builder:
             )
 
     def prescriptions(self) -> None:
-        for row in read_typed(self.root, "prescriptions", chunk_columns("prescriptions"), self.report):
+        for row in self.reader.rows("prescriptions", chunk_columns("prescriptions"), self.report):
             service = self.service_of(row["hadm_id"])
             class_id = self.row_class(service, "prescriptions", row_text(row))
             self.tables["prescriptions"].append(
@@ -270,11 +271,12 @@ def _columns(table: str) -> list[tuple[str, str]]:
     return [(name, kind) for name, kind in (part.strip().split(" ", 1) for part in _SCHEMA[table].split(","))]
 
 
-def materialise(source: Path, target: Path, org: str | None = None) -> Materialised:
-    """Build ``target`` (``NODE_DIR/population.duckdb``) from the MIMIC folder ``source``; an existing file is
-    replaced atomically, so re-running is safe and readers never see a half-built file."""
+def materialise(source: Path, target: Path, org: str | None = None, reader: SourceReader | None = None) -> Materialised:
+    """Build ``target`` (``NODE_DIR/population.duckdb``) from the MIMIC folder ``source`` (or from what ``reader``
+    reads there: a FHIR export); an existing file is replaced atomically, so re-running is safe and readers never
+    see a half-built file."""
     config = load_source_config(source, org)
-    builder = _Builder(source, config)
+    builder = _Builder(reader or MimicReader(source), config)
     tables = builder.build()
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".population-") as scratch:
