@@ -37,6 +37,8 @@ from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.fhir.export import write_cohort_exports
+from clinrag.ingest.formats import open_reader
 from clinrag.ingest.pipeline import IngestSummary, ingest_mimic
 from clinrag.ingest.source import load_source_config
 from clinrag.ingest.synthetic.cohort import CohortSummary, generate_cohort
@@ -75,15 +77,23 @@ def synth_command(
     seed: Annotated[int | None, typer.Option(help="Random seed; the same seed gives identical files.")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes (0: one per core).")] = None,
     gzip: Annotated[bool, typer.Option("--gzip", help="Write .csv.gz files as MIMIC-IV ships them.")] = False,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", help="mimic, or fhir: also a FHIR R4 Bulk Data export of each folder under OUT/fhir."),
+    ] = "mimic",
     config: ConfigOption = None,
 ) -> None:
     """Generate a synthetic cohort in the MIMIC-IV layout, split into the three case-study hospitals.
 
     Writes OUT/full (every patient), OUT/hospitals/{A,B,C} (each hospital's share, MIMIC layout) and
-    OUT/gold_facts.jsonl (which note and section states which diagnosis, medication, procedure, ...).
+    OUT/gold_facts.jsonl (which note and section states which diagnosis, medication, procedure, ...). With
+    --format fhir, also OUT/fhir/{full,A,B,C}: the same patients as FHIR R4 Bulk Data exports (NDJSON, .ndjson.gz
+    with --gzip).
 
     Example: clinrag synth --patients 1000 --seed 7 --out data/cohort
     """
+    if fmt not in ("mimic", "fhir"):
+        raise typer.BadParameter(f"--format must be mimic or fhir, not {fmt!r}")
     synth = settings_for(config, {"synth": {"patients": patients, "seed": seed, "workers": workers}}).settings.synth
     started = time.perf_counter()
     with progress("generating patients", synth.patients) as advance:
@@ -97,6 +107,9 @@ def synth_command(
             compress=gzip,
             on_progress=advance,
         )
+    if fmt == "fhir":
+        for name, counts in write_cohort_exports(out, compress=gzip).items():
+            console.print(f"FHIR export {out / 'fhir' / name}: {sum(counts.values()):,} resources")
     _print_cohort(summary, time.perf_counter() - started)
 
 
@@ -114,7 +127,12 @@ def _print_cohort(summary: CohortSummary, seconds: float) -> None:
 
 @app.command("ingest")
 def ingest_command(
-    source: Annotated[Path, typer.Argument(help="A MIMIC-IV folder (with hosp/ and note/), CSV or CSV.GZ.")],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="A MIMIC-IV folder (hosp/ and note/, CSV or CSV.GZ) or a FHIR R4 export (NDJSON, Bundles)."
+        ),
+    ],
     org: Annotated[
         str | None, typer.Option(help="Organisation code; defaults to the folder's clinrag-source.toml.")
     ] = None,
@@ -122,24 +140,31 @@ def ingest_command(
     chunk_max_chars: Annotated[int | None, typer.Option(help="Longest chunk body in characters.")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Turn MIMIC-IV discharge notes and tables into chunks, idempotently.
+    """Turn MIMIC-IV (or FHIR R4) notes and tables into chunks, idempotently.
 
     Running it again adds nothing for unchanged data, replaces the chunks of changed notes, and removes notes
     that disappeared from the source. An interrupted run is finished by running the same command again.
-    Malformed rows are reported with file and line and skipped; the rest is ingested.
+    Malformed rows are reported with file and line and skipped; the rest is ingested. A FHIR export (Bulk Data
+    NDJSON or Bundles) is read as the same rows; see docs/ingestion.md.
 
     Example: clinrag ingest data/cohort/hospitals/A
     """
     loaded = settings_for(config, {"ingest": {"chunk_max_chars": chunk_max_chars}})
+    reader = open_reader(source)  # MIMIC-IV or FHIR; says what it looked for when the folder is neither
     chosen = load_source_config(source, org)
     path = store or loaded.settings.paths.data_dir / chosen.org / "chunks.sqlite"
     started = time.perf_counter()
     with ChunkStore.open(path) as chunk_store, progress(f"ingesting {chosen.org}", None) as advance:
         summary = ingest_mimic(
-            source, chunk_store, loaded.settings.ingest, chosen.org, on_progress=lambda stage, done: advance(done)
+            source,
+            chunk_store,
+            loaded.settings.ingest,
+            chosen.org,
+            on_progress=lambda stage, done: advance(done),
+            reader=reader,
         )
         total = chunk_store.count()
-    materialise(source, population_path(path.parent), chosen.org)  # the counting tables of the node (issue 17)
+    materialise(source, population_path(path.parent), chosen.org, reader)  # the node's counting tables (issue 17)
     print_ingest(summary, time.perf_counter() - started, total, path)
 
 
