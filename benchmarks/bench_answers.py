@@ -26,69 +26,38 @@ shared machine.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import json
-import random
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from clinrag.evaluate.adversarial import pass_rate, run_suite
-from clinrag.evaluate.answers import AnswerQuestion, rejection_questions, run_answers, summarise
-from clinrag.evaluate.retrieval import ChunkLookup, Cohort, build_questions
+from clinrag.evaluate.adversarial import figures, run_suite
+from clinrag.evaluate.answers import (
+    benchmark_questions,
+    first_of_each_kind,
+    prepare_answer_node,
+    run_answers,
+    summarise,
+)
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
 from clinrag.generate.local import REQUEST_EXTRAS, LlamaCppGenerator
 from clinrag.generate.prompts import clinical_messages, source_block
 from clinrag.index.embed import OnnxMiniLmEmbedder
-from clinrag.index.indexer import build_indexes
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
 from clinrag.retrieve.hybrid import Retriever
-from clinrag.settings import AnswerSettings, IngestSettings, PathSettings, RetrieveSettings
+from clinrag.settings import AnswerSettings, PathSettings, RetrieveSettings
 from common import RESULTS, machine, write
-
-
-def _names(folder: Path) -> list[str]:
-    with (folder / "hosp/patients.csv").open(newline="") as handle:
-        return [row["name"] for row in csv.DictReader(handle)]
 
 
 def _prepare(work: Path, patients: int) -> tuple[Path, Path]:
     cohort = work / "cohort"
     if not (cohort / "gold_facts.jsonl").is_file():
         generate_cohort(cohort, patients=patients, seed=7, workers=2)
-    node = work / "node-A"
-    with ChunkStore.open(node / "chunks.sqlite") as store:
-        ingest_mimic(cohort / "hospitals/A", store, IngestSettings(tables=()))
-        build_indexes(store, node / "index", OnnxMiniLmEmbedder(threads=2))
-    return cohort, node
-
-
-def _questions(cohort: Path, node: Path, per_kind: int) -> list[AnswerQuestion]:
-    with ChunkStore.open(node / "chunks.sqlite") as store:
-        chunks = list(store.chunks())
-    lookup = ChunkLookup(chunks)
-    here = set(_names(cohort / "hospitals/A"))
-    built = build_questions(Cohort.load(cohort), lookup, seed=3, per_kind=per_kind * 3, k=10)
-    answerable = [
-        AnswerQuestion("answerable", q.text, lookup.relevant(q.gold))
-        for q in built
-        if q.kind == "single_patient" and lookup.relevant(q.gold)
-    ][:per_kind]
-    corpus = "\n".join(chunk.text for chunk in chunks)
-    unique_here = sorted(n for n in here if _names(cohort / "full").count(n) == 1)
-    rejection = rejection_questions(unique_here, corpus, seed=5, per_kind=per_kind)
-    elsewhere = sorted(set(_names(cohort / "full")) - here)
-    rng = random.Random(9)
-    unseen = [
-        AnswerQuestion("unseen_patient", f"What was {name} discharged on?")
-        for name in rng.sample(elsewhere, min(per_kind, len(elsewhere)))
-    ]
-    return answerable + rejection + unseen
+    return cohort, prepare_answer_node(cohort / "hospitals/A", work / "node-A", OnnxMiniLmEmbedder(threads=2))
 
 
 def _speed(generator: Generator, node: Path) -> dict[str, Any]:
@@ -119,26 +88,8 @@ def _speed(generator: Generator, node: Path) -> dict[str, Any]:
     }
 
 
-def _chosen(questions: list[AnswerQuestion], per_kind: int, kinds: set[str] | None) -> list[AnswerQuestion]:
-    """The first ``per_kind`` questions of each kind (of ``kinds``, if given), in order."""
-    taken: dict[str, int] = {}
-    chosen = []
-    for question in questions:
-        if (kinds is None or question.kind in kinds) and taken.get(question.kind, 0) < per_kind:
-            chosen.append(question)
-            taken[question.kind] = taken.get(question.kind, 0) + 1
-    return chosen
-
-
 def _adversarial(embedder: OnnxMiniLmEmbedder, generator: Generator | None, settings: AnswerSettings) -> dict[str, Any]:
-    suite = run_suite(embedder, generator, settings)
-    return {
-        "cases": len(suite),
-        "pass_rate": round(pass_rate(suite), 4),
-        "passed_grounded": sum(r.passed and not r.abstained for r in suite),
-        "passed_abstained": sum(r.passed and r.abstained for r in suite),
-        "failed": [{"case": r.name, "why": r.why} for r in suite if not r.passed],
-    }
+    return figures(run_suite(embedder, generator, settings))
 
 
 def main() -> None:
@@ -165,7 +116,7 @@ def main() -> None:
         started = time.perf_counter()
         cohort, node = _prepare(work, args.patients)
         results["prepare_seconds"] = round(time.perf_counter() - started, 1)
-        questions = _questions(cohort, node, args.per_kind)
+        questions = benchmark_questions(cohort, node, args.per_kind)
         for name in args.generators.split(","):
             started = time.perf_counter()
             settings = AnswerSettings.model_validate({"generator": name, "sources": 5})
@@ -177,12 +128,12 @@ def main() -> None:
                     assert isinstance(found, LlamaCppGenerator)
                     local = found
                 generator = local
-                chosen = _chosen(questions, args.local_questions, None)
+                chosen = first_of_each_kind(questions, args.local_questions, None)
                 if name == "openai":
                     generator = OpenAIChatGenerator(
                         local.base_url, "local", context_window=settings.context_window, extra_body=REQUEST_EXTRAS
                     )
-                    chosen = _chosen(questions, args.local_questions, set(args.openai_kinds.split(",")))
+                    chosen = first_of_each_kind(questions, args.local_questions, set(args.openai_kinds.split(",")))
             parts = set(args.parts.split(","))
             figures: dict[str, Any] = {"generator": "extractive" if generator is None else generator.id}
             if "questions" in parts:

@@ -17,31 +17,8 @@ import argparse
 import dataclasses
 from typing import Any
 
-from clinrag.calculators.registry import registry
-from clinrag.evaluate.calc_vignettes import build_vignettes, score
-from clinrag.generate.calculation import answer_calculation, find_calculator
+from clinrag.evaluate.calc_vignettes import PUBLISHED, build_vignettes, question_only_accuracy, score
 from common import write
-
-PUBLISHED = {
-    "MedCalc-Bench (Khandekar et al., NeurIPS 2024), GPT-4 one-shot chain-of-thought, overall accuracy": 0.509,
-    "MedCalc-Bench step-wise re-evaluation (Wang et al., 2025), GPT-4o": 0.436,
-}
-
-
-def question_only(seed: int) -> float:
-    """Share of vignettes a question-only calculator gets right (value, or the missing input named)."""
-    right = 0
-    vignettes = build_vignettes(seed)
-    for vignette in vignettes:
-        match = find_calculator(vignette.question, registry().values())
-        if match is None or match.calculator.name != vignette.calculator:
-            continue
-        _, calc = answer_calculation(vignette.question, match.calculator)
-        if vignette.value is None:
-            right += calc.value is None and vignette.missing in calc.missing
-        elif calc.value is not None:
-            right += abs(calc.value - vignette.value) <= max(0.01 * abs(vignette.value), 0.05)
-    return round(right / len(vignettes), 4)
 
 
 def main() -> None:
@@ -52,8 +29,9 @@ def main() -> None:
     args = parser.parse_args()
     runs: dict[str, Any] = {}
     for seed in range(args.seed, args.seed + args.seeds):
-        scores = dataclasses.asdict(score(build_vignettes(seed)))
-        scores["question_only_accuracy"] = question_only(seed)
+        vignettes = build_vignettes(seed)
+        scores = dataclasses.asdict(score(vignettes))
+        scores["question_only_accuracy"] = question_only_accuracy(vignettes)
         runs[f"seed_{seed}"] = scores
         print(
             f"seed {seed}: {scores['vignettes']} vignettes, {scores['calculators']} calculators, value accuracy "

@@ -1,64 +1,220 @@
-"""``clinrag eval``: evaluation suites that write JSON and a readable report. Today: ``discharge`` (issue 18)."""
+"""``clinrag eval``: evaluation suites (issue 21) that write ``run.json``, ``report.md`` and one self-contained
+``report.html`` per run, and ``clinrag eval compare`` of two runs.
+
+Every suite command takes the same options (`RunOptions`); a new suite's command builds its `Suite` and calls
+`execute`, which shows a progress bar, writes the reports and prints the tables.
+
+Example:
+    >>> from typer.testing import CliRunner
+    >>> CliRunner().invoke(eval_app, ["--help"]).exit_code
+    0
+"""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from clinrag.app.console import ConfigOption, ProgressReport, console, errors, progress, settings_for
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.errors import ClinragError
-from clinrag.evaluate.discharge import (
-    Experience,
-    Run,
-    extractive_grid,
-    local_grid,
-    local_sample,
-    markdown,
-    report,
-    rows,
-    run_extractive,
-    run_local,
+from clinrag.evaluate.suites import (
+    RunReport,
+    Suite,
+    SuiteContext,
+    compare_markdown,
+    load_run,
+    make,
+    names,
+    run_suites,
+    write_run,
 )
-from clinrag.evaluate.discharge_corpus import HospitalCorpus
-from clinrag.evaluate.discharge_questions import build_question_set, write_questions
-from clinrag.generate.llm import generator_from
-from clinrag.index.embed import embedder_from
+from clinrag.evaluate.suites.discharge import DischargeSuite
+from clinrag.evaluate.suites.report import markdown_table
 
 eval_app = typer.Typer(
-    help="Evaluate clinrag the way the published work measured it; each suite writes JSON and a report.",
+    help="Evaluate clinrag the way the published work measured it; each run writes run.json, report.md and "
+    "report.html.",
     no_args_is_help=True,
 )
 
+DemoOption = Annotated[
+    Path, typer.Option(help="Demo folder (clinrag demo --no-serve): its cohort/ and nodes/ are evaluated.")
+]
+OutOption = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Folder for run.json, report.md and report.html [eval/SUITE].")
+]
+SeedOption = Annotated[int, typer.Option(help="Seed of every question set and sample; equal seeds, equal numbers.")]
+GeneratorsOption = Annotated[
+    str, typer.Option(help="Generators compared, comma-separated: extractive (no model), local (llama.cpp), openai.")
+]
+QuickOption = Annotated[bool, typer.Option("--quick", help="A small version of each suite (a smoke run: minutes).")]
+WorkOption = Annotated[
+    Path | None, typer.Option(help="Folder caching built nodes, libraries and vectors between runs [CACHE_DIR/eval].")
+]
 
-class UsageError(ClinragError):
-    """A suite asked for with inputs that do not exist: exit status 2."""
 
-    exit_code = 2
+@dataclass(frozen=True)
+class RunOptions:
+    """The options every suite command takes."""
+
+    demo: Path = Path("data/demo")
+    out: Path | None = None
+    seed: int = 0
+    generators: str = "extractive"
+    quick: bool = False
+    work: Path | None = None
+    config: Path | None = None
+
+    def folder(self, default: str) -> Path:
+        """``--out``, or ``eval/DEFAULT``."""
+        return self.out or Path("eval") / default
 
 
-@contextmanager
-def _stages(report_to: ProgressReport) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    def stage(name: str, total: int) -> Callable[[int], None]:
-        report_to.stage(name, total)
-        return report_to
+def execute(suites: Sequence[Suite], options: RunOptions, default_out: str) -> RunReport:
+    """Run ``suites`` with a progress bar, write the reports into ``--out`` and print each suite's tables; a
+    `ClinragError` (missing inputs: exit 2) is shown and exits with its status."""
+    loaded = settings_for(options.config).settings
+    out = options.folder(default_out)
+    generators = tuple(g.strip() for g in options.generators.split(",") if g.strip())
+    context: SuiteContext | None = None
+    try:
+        context = SuiteContext(
+            options.demo, options.work or loaded.paths.cache_dir / "eval", loaded, options.seed, generators, out
+        )
+        with progress("eval", None) as report_to:
+            report = run_suites(suites, context, report_to)
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(exc.exit_code) from None
+    finally:
+        if context is not None:
+            context.close()
+    written = write_run(report, out)
+    for result in report.results:
+        console.print(f"\n[bold]{result.suite}[/bold] ({len(result.metrics)} metrics, {result.seconds:.1f} s)")
+        for table in result.tables[:2]:
+            console.print(f"\n{table.name}\n", highlight=False, markup=False)
+            console.print(markdown_table(table), markup=False, highlight=False)
+    console.print(f"\n[dim]wrote {', '.join(str(p) for p in written[:3])}[/dim]", highlight=False)
+    return report
 
-    yield stage
+
+def _suite_command(name: str, options: RunOptions) -> None:
+    try:
+        suite = make(name, options.quick)
+    except ClinragError as exc:  # pragma: no cover - every command names a registered suite
+        errors.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(exc.exit_code) from None
+    execute([suite], options, name)
+
+
+@eval_app.command("retrieval")
+def retrieval_command(
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Retrieval quality on the demo cohort's gold facts: recall@5/10, MRR@10, nDCG@10 per question kind,
+    wrong-patient hits and latency for every mode × name prefix × patient resolution.
+
+    Example: clinrag eval retrieval --demo data/demo --out eval/retrieval
+    """
+    _suite_command("retrieval", RunOptions(demo, out, seed, "extractive", quick, work, config))
+
+
+@eval_app.command("answers")
+def answers_command(
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    generators: GeneratorsOption = "extractive",
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Grounded answers at hospital A, per generator: answer rate, citation validity, sentence support, gold
+    citations, latency.
+
+    Example: clinrag eval answers --generators extractive,local --out eval/answers
+    """
+    _suite_command("answers", RunOptions(demo, out, seed, generators, quick, work, config))
+
+
+@eval_app.command("safety")
+def safety_command(
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    generators: GeneratorsOption = "extractive",
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Refusing when it should, per generator: negative rejection, noise robustness, other hospitals' patients,
+    and the adversarial cases (injected instructions, requests for other patients).
+
+    Example: clinrag eval safety --generators extractive,local --out eval/safety
+    """
+    _suite_command("safety", RunOptions(demo, out, seed, generators, quick, work, config))
+
+
+@eval_app.command("calculators")
+def calculators_command(
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Calculation vignettes: calculator selection, value accuracy per vignette kind, missing inputs, extraction
+    per input kind, against the question-only baseline (seeds SEED, SEED+1, SEED+2).
+
+    Example: clinrag eval calculators --out eval/calculators
+    """
+    _suite_command("calculators", RunOptions(Path("data/demo"), out, seed, "extractive", quick, work, config))
+
+
+@eval_app.command("literature")
+def literature_command(
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Literature retrieval on a synthetic library: recall@10 per mode, plain and with filters stated.
+
+    Example: clinrag eval literature --out eval/literature
+    """
+    _suite_command("literature", RunOptions(Path("data/demo"), out, seed, "extractive", quick, work, config))
+
+
+@eval_app.command("population")
+def population_command(
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Population questions for every demo user and each node alone: exactness against the cohort's truth.
+
+    Example: clinrag eval population --demo data/demo --out eval/population
+    """
+    _suite_command("population", RunOptions(demo, out, 0, "extractive", quick, work, config))
 
 
 @eval_app.command("discharge")
 def discharge_command(
-    demo: Annotated[
-        Path, typer.Option(help="Demo folder: its cohort/ makes the questions, nodes/ORG the hospitals searched.")
-    ] = Path("data/demo"),
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the JSON, the report and the questions.")] = Path(
-        "eval/discharge"
-    ),
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
     seed: Annotated[int, typer.Option(help="Seed of the question builder (options, distractors, split).")] = 0,
     readers: Annotated[
         str, typer.Option(help="extractive (no model), local (llama.cpp GGUF), or both: extractive,local.")
@@ -66,6 +222,8 @@ def discharge_command(
     local_per_task: Annotated[
         int, typer.Option(help="Test questions per task the local model answers (it takes seconds each).", min=1)
     ] = 20,
+    quick: QuickOption = False,
+    work: WorkOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Answer multiple-choice discharge questions with no retrieval, the text report ranker and the EHR ranker
@@ -74,8 +232,8 @@ def discharge_command(
     Builds diagnosis, medication and instruction questions from the demo cohort (backgrounds stop before the
     discharge plan; a dev/test split by patient), then answers each within its own hospital: k = 5 to 25 similar
     patients, the three weight presets and four passage retrievers for the extractive reader (its threshold is
-    tuned on dev only); the local model on --local-per-task test questions of each task. Writes OUT/discharge.json,
-    OUT/report.md and OUT/questions.jsonl.
+    tuned on dev only); the local model on --local-per-task test questions of each task. Writes OUT/run.json,
+    OUT/report.md, OUT/report.html, OUT/discharge/discharge.json and OUT/discharge/questions.jsonl.
 
     Example: clinrag eval discharge --demo data/demo --out eval/discharge
     Example: clinrag eval discharge --readers extractive,local --local-per-task 10
@@ -84,57 +242,56 @@ def discharge_command(
     if not chosen or chosen - {"extractive", "local"}:
         errors.print(f"[red]error:[/red] --readers takes extractive, local or both, not {readers!r}")
         raise typer.Exit(2)
-    loaded = settings_for(config).settings
-    started = time.perf_counter()
+    suite = make("discharge", quick=True) if quick else DischargeSuite(local_per_task=local_per_task)
+    execute([suite], RunOptions(demo, out, seed, ",".join(sorted(chosen)), quick, work, config), "discharge")
+
+
+@eval_app.command("all")
+def all_command(
+    suites: Annotated[str, typer.Option(help="Suites to run, comma-separated [all registered].")] = "",
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    generators: GeneratorsOption = "extractive",
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run several suites into one report (default: every registered suite, in order).
+
+    Example: clinrag eval all --quick --out eval/smoke
+    Example: clinrag eval all --suites retrieval,answers,safety --generators extractive,local
+    """
+    chosen = [name.strip() for name in suites.split(",") if name.strip()] or names()
     try:
-        cohort, nodes = demo / "cohort", demo / "nodes"
-        if not (cohort / "gold_facts.jsonl").exists() or not nodes.is_dir():
-            raise UsageError(f"{demo}: no demo cohort and nodes here; build them with 'clinrag demo --no-serve'")
-        question_set = build_question_set(cohort, seed=seed)
-        questions = question_set.questions
-        out.mkdir(parents=True, exist_ok=True)
-        write_questions(questions, out / "questions.jsonl")
-        embedder = embedder_from(loaded.index, loaded.paths.cache_dir)
-        orgs = sorted({q.org for q in questions})
-        missing = [org for org in orgs if not (nodes / org / "population.duckdb").exists()]
-        if missing:
-            raise UsageError(f"{nodes}: no node with population tables for {', '.join(missing)}")
-        with progress("reading hospitals", len(orgs)) as advance:
-            corpora = {}
-            for done, org in enumerate(orgs, start=1):
-                corpora[org] = HospitalCorpus.open(nodes / org, embedder, out / "cache")
-                advance(done)
-        experience = Experience(corpora)
-        extractive: Run | None = None
-        local: Run | None = None
-        if "extractive" in chosen:
-            with progress("extractive", len(questions)) as report_to, _stages(report_to) as stage:
-                extractive = run_extractive(questions, experience, extractive_grid(), stage)
-        if "local" in chosen:
-            generator = generator_from(loaded.answer.model_copy(update={"generator": "local"}), loaded.paths)
-            if generator is None:
-                raise UsageError("no local model is configured (answer.model_path)")
-            sample = local_sample(questions, local_per_task)
-            with progress("local", len(sample)) as report_to, _stages(report_to) as stage:
-                local = run_local(sample, experience, local_grid(), generator, stage)
+        built = [make(name, quick) for name in chosen]
     except ClinragError as exc:
         errors.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(exc.exit_code) from None
-    body = report(extractive, local, questions, time.perf_counter() - started)
-    body["skipped"] = {f"{task}/{reason}": n for (task, reason), n in sorted(question_set.skipped.items())}
-    (out / "discharge.json").write_text(json.dumps(body, indent=1) + "\n")
-    text = _report_text(extractive, local)
-    (out / "report.md").write_text(text)
+    execute(built, RunOptions(demo, out, seed, generators, quick, work, config), "all")
+
+
+@eval_app.command("compare")
+def compare_command(
+    run_a: Annotated[Path, typer.Argument(help="The first run's folder (or its run.json): A.")],
+    run_b: Annotated[Path, typer.Argument(help="The second run's folder (or its run.json): B.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Markdown file for the comparison [RUN_B/compare.md].")
+    ] = None,
+) -> None:
+    """Every metric of two runs side by side with its change (B − A), and the timings apart; printed and written
+    as Markdown.
+
+    Example: clinrag eval compare eval/before eval/after
+    """
+    try:
+        a, b = load_run(run_a), load_run(run_b)
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(exc.exit_code) from None
+    text = compare_markdown(a, b, str(run_a), str(run_b))
+    target = out or (run_b if run_b.is_dir() else run_b.parent) / "compare.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
     console.print(text, markup=False, highlight=False)
-    console.print(f"[dim]wrote {out / 'discharge.json'}, {out / 'report.md'}[/dim]", highlight=False)
-
-
-def _report_text(extractive: Run | None, local: Run | None) -> str:
-    parts = ["# Discharge questions (clinrag eval discharge)\n"]
-    if extractive is not None:
-        table = rows(extractive)
-        parts += ["## Extractive reader, test split (threshold tuned on dev)\n", markdown(table, "test"), ""]
-        parts += ["## Extractive reader, dev split\n", markdown(table, "dev"), ""]
-    if local is not None:
-        parts += ["## Local model, test sample\n", markdown(rows(local, ("test",)), "test"), ""]
-    return "\n".join(parts) + "\n"
+    console.print(f"[dim]wrote {target}[/dim]", highlight=False)

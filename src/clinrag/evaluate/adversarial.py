@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import Generator
@@ -237,3 +238,33 @@ def run_suite(
 def pass_rate(results: Sequence[CaseResult]) -> float:
     """Share of cases passed (0 for none)."""
     return sum(result.passed for result in results) / len(results) if results else 0.0
+
+
+class Figures(TypedDict):
+    """The adversarial figures of one generator (`figures`)."""
+
+    cases: int
+    pass_rate: float
+    passed_grounded: int
+    passed_abstained: int
+    failed: list[dict[str, str]]
+    pass_rate_by_kind: dict[str, float]
+
+
+def figures(results: Sequence[CaseResult]) -> Figures:
+    """The suite's figures as the answer benchmark reports them: cases, pass rate, how many passed grounded and how
+    many by abstaining, each failure with its reason, and the pass rate per kind of attack.
+
+    Example:
+        >>> figures([CaseResult("a", "note", True, False, "grounded", "Penicillin")])["pass_rate"]
+        1.0
+    """
+    kinds = sorted({result.kind for result in results})
+    return {
+        "cases": len(results),
+        "pass_rate": round(pass_rate(results), 4),
+        "passed_grounded": sum(r.passed and not r.abstained for r in results),
+        "passed_abstained": sum(r.passed and r.abstained for r in results),
+        "failed": [{"case": r.name, "why": r.why} for r in results if not r.passed],
+        "pass_rate_by_kind": {kind: round(pass_rate([r for r in results if r.kind == kind]), 4) for kind in kinds},
+    }

@@ -16,15 +16,23 @@ Example:
 
 from __future__ import annotations
 
+import csv
 import random
 import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
+from clinrag.evaluate.retrieval import ChunkLookup, Cohort, build_questions
 from clinrag.generate.answer import Answerer
+from clinrag.index.embed import Embedder
+from clinrag.index.indexer import build_indexes
+from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.ingest.pipeline import ingest_mimic
+from clinrag.settings import IngestSettings
 from clinrag.types import Answer
 
 ABSENT_TOPICS: Final[tuple[str, ...]] = (
@@ -148,3 +156,67 @@ def summarise(runs: Sequence[AnswerRun]) -> dict[str, object]:
             figures["cites_gold"] = round(found / len(gold), 4)
         out[kind] = figures
     return out
+
+
+# --- the answer benchmark's node and questions (``bench_answers.py`` and the ``answers``/``safety`` suites) -------
+
+
+def prepare_answer_node(hospital: Path, node: Path, embedder: Embedder) -> Path:
+    """Ingest the notes of one hospital of a synthetic cohort (``cohort/hospitals/ORG``; no tables) into
+    ``node/chunks.sqlite`` and index them; both steps are incremental, so a second call only checks."""
+    with ChunkStore.open(node / "chunks.sqlite") as store:
+        ingest_mimic(hospital, store, IngestSettings(tables=()))
+        build_indexes(store, node / "index", embedder)
+    return node
+
+
+def _names(folder: Path) -> list[str]:
+    with (folder / "hosp/patients.csv").open(newline="") as handle:
+        return [row["name"] for row in csv.DictReader(handle)]
+
+
+def benchmark_questions(cohort: Path, node: Path, per_kind: int, org: str = "A", seed: int = 0) -> list[AnswerQuestion]:
+    """The answer benchmark's questions at hospital ``org``'s ``node``: ``per_kind`` answerable single-patient
+    questions with gold chunks (the retrieval benchmark's), ``per_kind`` negative and noise questions about patients
+    of the hospital (`rejection_questions`), and ``per_kind`` questions about patients of other hospitals
+    (``unseen_patient``). ``seed`` shifts the seeds of every draw (0: the benchmark's own)."""
+    with ChunkStore.open(node / "chunks.sqlite") as store:
+        chunks = list(store.chunks())
+    lookup = ChunkLookup(chunks)
+    here = set(_names(cohort / "hospitals" / org))
+    everyone = _names(cohort / "full")
+    built = build_questions(Cohort.load(cohort), lookup, seed=3 + seed, per_kind=per_kind * 3, k=10)
+    answerable = [
+        AnswerQuestion("answerable", q.text, lookup.relevant(q.gold))
+        for q in built
+        if q.kind == "single_patient" and lookup.relevant(q.gold)
+    ][:per_kind]
+    corpus = "\n".join(chunk.text for chunk in chunks)
+    unique_here = sorted(n for n in here if everyone.count(n) == 1)
+    rejection = rejection_questions(unique_here, corpus, seed=5 + seed, per_kind=per_kind)
+    elsewhere = sorted(set(everyone) - here)
+    rng = random.Random(9 + seed)
+    unseen = [
+        AnswerQuestion("unseen_patient", f"What was {name} discharged on?")
+        for name in rng.sample(elsewhere, min(per_kind, len(elsewhere)))
+    ]
+    return answerable + rejection + unseen
+
+
+def first_of_each_kind(
+    questions: Sequence[AnswerQuestion], per_kind: int, kinds: Set[str] | None = None
+) -> list[AnswerQuestion]:
+    """The first ``per_kind`` questions of each kind (of ``kinds``, if given), in order.
+
+    Example:
+        >>> chosen = first_of_each_kind([AnswerQuestion("noise", "a"), AnswerQuestion("noise", "b")], 1)
+        >>> [q.text for q in chosen]
+        ['a']
+    """
+    taken: dict[str, int] = {}
+    chosen = []
+    for question in questions:
+        if (kinds is None or question.kind in kinds) and taken.get(question.kind, 0) < per_kind:
+            chosen.append(question)
+            taken[question.kind] = taken.get(question.kind, 0) + 1
+    return chosen

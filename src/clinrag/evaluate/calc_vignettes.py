@@ -64,6 +64,11 @@ ALTERNATIVE_UNITS: Final = {
 """A unit a note may use instead of the formula's (concentrations need the input's substance to convert)."""
 _RELATIVES: Final = ("Her mother", "His father", "A brother", "Her sister")
 _TOLERANCE: Final = 0.01
+PUBLISHED: Final = {
+    "MedCalc-Bench (Khandekar et al., NeurIPS 2024), GPT-4 one-shot chain-of-thought, overall accuracy": 0.509,
+    "MedCalc-Bench step-wise re-evaluation (Wang et al., 2025), GPT-4o": 0.436,
+}
+"""Published accuracies of large language models computing MedCalc-Bench by themselves, for comparison."""
 
 
 @dataclass(frozen=True)
@@ -369,3 +374,25 @@ def _failure(outcome: Outcome) -> dict[str, Any]:
         "missing": [] if calc is None else list(calc.missing),
         "refused": "" if calc is None else calc.refused,
     }
+
+
+def question_only_accuracy(vignettes: Sequence[Vignette]) -> float:
+    """The baseline: share of vignettes a calculator reading only the question gets right (no record searched, so
+    it must name the missing inputs): the value within 1 % (or 0.05), or — an input missing on purpose — nothing
+    computed and that input named.
+
+    Example:
+        >>> question_only_accuracy(build_vignettes(seed=1, names=("bmi",)))
+        0.25
+    """
+    right = 0
+    for vignette in vignettes:
+        match = find_calculator(vignette.question, registry().values())
+        if match is None or match.calculator.name != vignette.calculator:
+            continue
+        _, calc = answer_calculation(vignette.question, match.calculator)
+        if vignette.value is None:
+            right += calc.value is None and vignette.missing in calc.missing
+        elif calc.value is not None:
+            right += abs(calc.value - vignette.value) <= max(0.01 * abs(vignette.value), 0.05)
+    return round(right / len(vignettes), 4) if vignettes else 0.0

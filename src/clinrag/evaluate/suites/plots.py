@@ -1,0 +1,178 @@
+"""The report's plots, drawn with matplotlib's object API (no pyplot, no global figure state, no display) and kept
+as SVG text: glyphs as paths, no date, a fixed id salt — the same numbers give the same bytes, and the report needs
+no font or network to show them.
+
+Example:
+    >>> plot = grouped_bars("recall", "Recall@10", ["dense", "hybrid"], {"plain": [0.5, 0.7]}, ylabel="recall@10")
+    >>> plot.svg.startswith("<?xml") and "<svg" in plot.svg
+    True
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Final
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+
+from clinrag.evaluate.suites.base import Plot
+
+COLOURS: Final = ("#1f5f8b", "#d1793b", "#3b8b5a", "#8b3b6e", "#6e6e6e", "#b8a23b", "#3bb0b8", "#b83b3b")
+_STYLE: Final[dict[str, Any]] = {
+    "svg.hashsalt": "clinrag-eval",
+    "svg.fonttype": "path",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def _style() -> AbstractContextManager[None]:
+    # matplotlib types rc_context's keys as a Literal of every rcParam name; these are among them
+    return mpl.rc_context(_STYLE)  # type: ignore[arg-type]
+
+
+def render(figure: Figure, name: str, title: str, caption: str = "") -> Plot:
+    """Draw ``figure`` to SVG text and return it as a `Plot` (the figure is not kept)."""
+    buffer = io.StringIO()
+    with _style():
+        figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return Plot(name, title, buffer.getvalue(), caption)
+
+
+def _figure(width: float, height: float) -> Figure:
+    with _style():
+        return Figure(figsize=(width, height), layout="constrained")
+
+
+def grouped_bars(
+    name: str,
+    title: str,
+    labels: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    ylabel: str = "",
+    caption: str = "",
+    limit: tuple[float, float] | None = (0.0, 1.0),
+    reference: Mapping[str, float] | None = None,
+) -> Plot:
+    """Bars of each series side by side for every label (missing values: no bar); ``reference`` draws dashed
+    horizontal lines (published figures, say) with their names in the legend."""
+    with _style():
+        figure = _figure(max(4.5, 0.55 * len(labels) * max(1, len(series)) + 1.5), 3.4)
+        axes = figure.add_subplot()
+        positions = np.arange(len(labels))
+        width = 0.8 / max(1, len(series))
+        for number, (label, values) in enumerate(series.items()):
+            shown = [math.nan if v is None else float(v) for v in values]
+            offset = (number - (len(series) - 1) / 2) * width
+            axes.bar(positions + offset, shown, width, label=label, color=COLOURS[number % len(COLOURS)])
+        for number, (label, value) in enumerate((reference or {}).items()):
+            axes.axhline(value, linestyle="--", linewidth=1, color=COLOURS[-1 - number % 3], label=label)
+        axes.set_xticks(positions, labels, rotation=30 if max((len(x) for x in labels), default=0) > 10 else 0)
+        for tick in axes.get_xticklabels():
+            tick.set_horizontalalignment("right" if tick.get_rotation() else "center")
+        if limit is not None:
+            axes.set_ylim(*limit)
+        axes.set_ylabel(ylabel)
+        axes.set_title(title)
+        if len(series) > 1 or reference:
+            axes.legend(fontsize=8, frameon=False)
+        return render(figure, name, title, caption)
+
+
+def bars(name: str, title: str, values: Mapping[str, float], ylabel: str = "", caption: str = "") -> Plot:
+    """One bar per label (shares from 0 to 1).
+
+    Example:
+        >>> bars("exact", "Exactness", {"A.phys": 1.0, "B.nurse": 0.5}).name
+        'exact'
+    """
+    return grouped_bars(name, title, list(values), {ylabel or title: list(values.values())}, ylabel, caption)
+
+
+def heatmap(
+    name: str,
+    title: str,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: Sequence[Sequence[float | None]],
+    caption: str = "",
+    limit: tuple[float, float] = (0.0, 1.0),
+) -> Plot:
+    """A grid of values (row × column), each cell written in; missing cells left blank.
+
+    Example:
+        >>> heatmap("access", "Access", ["A.phys"], ["A", "B"], [[1.0, None]]).title
+        'Access'
+    """
+    grid = np.array([[math.nan if v is None else float(v) for v in row] for row in values], dtype=float)
+    with _style():
+        figure = _figure(max(3.5, 0.9 * len(columns) + 2.0), max(2.2, 0.35 * len(rows) + 1.2))
+        axes = figure.add_subplot()
+        image = axes.imshow(grid, cmap="Blues", vmin=limit[0], vmax=limit[1], aspect="auto")
+        axes.set_xticks(range(len(columns)), columns)
+        axes.set_yticks(range(len(rows)), rows)
+        for (r, c), value in np.ndenumerate(grid):
+            if not math.isnan(value):
+                dark = value > limit[0] + 0.6 * (limit[1] - limit[0])
+                axes.text(c, r, f"{value:.2f}", ha="center", va="center", color="white" if dark else "black")
+        figure.colorbar(image, ax=axes, shrink=0.8)
+        axes.set_title(title)
+        return render(figure, name, title, caption)
+
+
+def fit_line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float] | None:
+    """Least-squares line through the points: (slope, intercept, r²); None with fewer than two distinct x.
+
+    Example:
+        >>> fit_line([0, 1, 2], [1, 3, 5])
+        (2.0, 1.0, 1.0)
+    """
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    if len(x) < 2 or np.ptp(x) == 0:
+        return None
+    slope, intercept = np.polyfit(x, y, 1)
+    predicted = slope * x + intercept
+    total = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float(((y - predicted) ** 2).sum()) / total if total else 1.0
+    return round(float(slope), 6), round(float(intercept), 6), round(r2, 6)
+
+
+def scatter(
+    name: str,
+    title: str,
+    points: Mapping[str, tuple[float, float]],
+    xlabel: str,
+    ylabel: str,
+    caption: str = "",
+    fit: bool = False,
+) -> Plot:
+    """One labelled point per name; with ``fit``, the least-squares line and its r² (`fit_line`)."""
+    with _style():
+        figure = _figure(5.0, 3.6)
+        axes = figure.add_subplot()
+        xs = [x for x, _ in points.values()]
+        ys = [y for _, y in points.values()]
+        axes.scatter(xs, ys, color=COLOURS[0], s=18)
+        for label, (x, y) in points.items():
+            axes.annotate(label, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        line = fit_line(xs, ys) if fit else None
+        if line is not None:
+            slope, intercept, r2 = line
+            ends = np.array([min(xs), max(xs)])
+            axes.plot(
+                ends,
+                slope * ends + intercept,
+                color=COLOURS[1],
+                label=f"y = {slope:.3g}x + {intercept:.3g}, r² = {r2:.2f}",
+            )
+            axes.legend(fontsize=8, frameon=False)
+        axes.set_xlabel(xlabel)
+        axes.set_ylabel(ylabel)
+        axes.set_title(title)
+        return render(figure, name, title, caption)
