@@ -1,6 +1,7 @@
 """A real three-hospital federation on loopback for the federation tests: the demo cohort (small), each hospital's
 identity provider (the real oidc-provider-mock), and each node's FastAPI app served by uvicorn, with the demo
-policies — plus the same nodes with policies off, for comparison with one centralised index."""
+policies, and the demo library's node — plus the same nodes with policies off, for comparison with one centralised
+index."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from clinrag.access.identity import TrustedIssuer
 from clinrag.access.login import sign_in
 from clinrag.access.policy import PolicyEngine
 from clinrag.app.demo import build_demo
+from clinrag.app.demo_library import LIBRARY_ORG
 from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.idp import RunningProvider, start_provider
 from clinrag.federation.audit import AuditLog
@@ -45,10 +47,14 @@ class Federation:
     @property
     def orgs(self) -> list[OrgEndpoint]:
         """The federation's organisations, as the root sees them."""
-        return [
+        hospitals = [
             OrgEndpoint(org=org, name=f"Hospital {org}", url=self.servers[org].url, issuer=self.providers[org].issuer)
             for org in ORGS
         ]
+        if LIBRARY_ORG not in self.servers:
+            return hospitals
+        library = OrgEndpoint(org=LIBRARY_ORG, name="Library", url=self.servers[LIBRARY_ORG].url, kind="library")
+        return [*hospitals, library]
 
     def token(self, subject: str) -> str:
         """An ID token of a demo user, signed by their hospital's provider (signed in once per session)."""
@@ -59,7 +65,8 @@ class Federation:
 
 @pytest.fixture(scope="session")
 def demo_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo cohort of 40 patients, ingested (notes and admission rows) and indexed per hospital."""
+    """The demo cohort of 40 patients, ingested (notes and admission rows) and indexed per hospital, and the demo
+    library."""
     out = tmp_path_factory.mktemp("federation")
     build_demo(out, patients=40, seed=11, settings=SETTINGS)
     return out
@@ -76,6 +83,8 @@ def federation(demo_out: Path) -> Iterator[Federation]:
     files = write_federation(demo_out, DemoPorts())
     issuers = tuple(TrustedIssuer(providers[org].issuer, org) for org in ORGS)
     configs = {org: dataclasses.replace(load_node_config(files.nodes[org]), issuers=issuers) for org in ORGS}
+    assert files.library is not None
+    configs[LIBRARY_ORG] = dataclasses.replace(load_node_config(files.library), issuers=issuers)
     running = Federation(demo_out, providers, configs)
     running.nodes = {org: Node.open(config, EMBEDDER, RetrieveSettings()) for org, config in configs.items()}
     running.servers = _serve(running.nodes)

@@ -77,7 +77,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert "A.phys.neur" in output
         assert f"http://127.0.0.1:{demo.web}" in output
         servers = [pid for pid in _group_members(demo.process.pid) if pid != demo.process.pid]
-        assert len(servers) >= 7, servers
+        assert len(servers) >= 8, servers
         env = demo.env
         signin_page = httpx.get(f"http://127.0.0.1:{demo.web}/signin", timeout=10)
         assert signin_page.status_code == 200
@@ -97,6 +97,20 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         cited = [found["sources"][n - 1]["chunk"] for n in found["cited"]]
         assert cited
         assert all(chunk["section"] != "Discharge Instructions" for chunk in cited)  # not "call for signs of stroke"
+
+        evidence = _cli(
+            env,
+            "ask",
+            "What do the guidelines recommend for anticoagulation in atrial fibrillation?",
+            "--as",
+            "B.nurse",
+            "--json",
+        )
+        assert evidence.returncode == 0, evidence.stderr
+        read = json.loads(evidence.stdout)
+        assert not read["abstained"], read["text"]
+        assert {part["org"]: part["status"] for part in read["organisations"]} == {"LIB": "answered"}
+        assert {read["sources"][n - 1]["chunk"]["source_kind"] for n in read["cited"]} == {"guideline"}
 
         subject_id, name = _patient_of_a(federation)
         similar = _cli(env, "similar", str(subject_id), "--as", "A.phys", "--json", "-k", "5")
@@ -131,7 +145,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert token.stdout.count(".") == 2  # one JWT, nothing else: ready for OPENAI_API_KEY=$(clinrag token ...)
 
         code, stopping = demo.stop(signal.SIGINT)
-        assert "SIGINT received: stopping 7 servers" in stopping, stopping
+        assert "SIGINT received: stopping 8 servers" in stopping, stopping
         _assert_stopped(demo, code, stopping, servers)
 
 
@@ -141,7 +155,7 @@ def test_demo_stops_every_server_on_sigterm(federation: Federation, tmp_path: Pa
         output = demo.read_until("Press Ctrl-C", 240)
         assert "Press Ctrl-C" in output, output
         servers = [pid for pid in _group_members(demo.process.pid) if pid != demo.process.pid]
-        assert len(servers) >= 7, servers
+        assert len(servers) >= 8, servers
         started = time.monotonic()
         code, stopping = demo.stop(signal.SIGTERM)
         assert "SIGTERM received: stopping 7 servers" in stopping, stopping

@@ -1,5 +1,6 @@
 """Guideline documents for the tests, all written for clinrag (fictional publishers, no real guideline text): the
-HTML and Markdown ones committed under ``tests/fixtures/guidelines/``, the PDF one written here with fpdf2."""
+HTML and Markdown ones the demo library ingests too (`clinrag.ingest.synthetic.library.GUIDELINES`), the PDF one
+written here with fpdf2."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "guidelines"
-PUBLISHERS = ("Example Cardiology Society", "Example Health Agency", "Example Kidney Foundation")
+from clinrag.ingest.synthetic.library import GUIDELINE_PUBLISHERS, GUIDELINES
+
+FIXTURES = GUIDELINES
+PUBLISHERS = (*GUIDELINE_PUBLISHERS, "Example Kidney Foundation")
 PDF_MANIFEST = """title = "Chronic kidney disease: monitoring"
 publisher = "Example Kidney Foundation"
 url = "https://kidney.example.org/ckd-monitoring"

@@ -100,3 +100,32 @@ def test_misspellings_are_read_as_the_librarys_words(
     question: str, read: str, corrections: tuple[tuple[str, str], ...]
 ) -> None:
     assert literature_filters.correct_library_spelling(question, SPELLING) == (read, corrections)
+
+
+@pytest.mark.parametrize(
+    ("question", "guidelines", "citations", "filtered", "note"),
+    [
+        ("What do the guidelines recommend for apixaban?", 2, 300, ("guideline",), "guidelines: applied"),
+        ("What did trials find about apixaban?", 2, 300, ("abstract",), "published studies: applied"),
+        ("Do trials and guidelines agree on apixaban?", 2, 300, None, None),
+        ("Does apixaban lower stroke?", 2, 300, None, None),
+        ("What do the guidelines recommend for apixaban?", 0, 300, None, "no guideline in this library, not applied"),
+        ("What did trials find about apixaban?", 2, 0, None, "no citation in this library, not applied"),
+        ("What did trials find about apixaban?", 0, 300, None, None),  # one kind of source: nothing to narrow
+        ("What do the guidelines recommend for apixaban?", None, None, None, None),  # not counted: not filtered
+    ],
+)
+def test_the_kind_of_source_a_question_names(
+    question: str, guidelines: int | None, citations: int | None, filtered: tuple[str, ...] | None, note: str | None
+) -> None:
+    vocabulary = LibraryVocabulary(
+        authors={}, journals={}, publication_types=(), mesh={}, citations=citations, guidelines=guidelines
+    )
+    found = read_literature_filters(question, vocabulary)
+    assert found.filters.get("source_kinds") == filtered
+    said = [text for text in found.notes if text.startswith("filter by source")]
+    if note is None:
+        assert said == []
+    else:
+        assert len(said) == 1, said
+        assert said[0].endswith(note)

@@ -206,16 +206,18 @@ def demo_command(
         bool, typer.Option(help="Start the identity providers and nodes on 127.0.0.1 and serve until Ctrl-C.")
     ] = True,
     idp_port: Annotated[int, typer.Option(help="Port of Hospital A's identity provider (B, C: the next two).")] = 9401,
-    node_port: Annotated[int, typer.Option(help="Port of Hospital A's node (B, C: the next two).")] = 8101,
+    node_port: Annotated[
+        int, typer.Option(help="Port of Hospital A's node (B, C: the next two; the library: the one after).")
+    ] = 8101,
     web_port: Annotated[int, typer.Option(help="Port of the web app.")] = 8300,
     config: ConfigOption = None,
 ) -> None:
-    """Build the three-hospital demo federation and serve it.
+    """Build the three-hospital demo federation and its library, and serve them.
 
-    Generates the cohort (or reuses it), ingests and indexes each hospital, writes each node's config and Cedar
-    policies under OUT/federation, then starts one identity provider and one node per hospital and the web app on
-    127.0.0.1, prints their URLs and the demo users, and stops them all on Ctrl-C. Run it twice: the second build
-    adds nothing.
+    Generates the cohort (or reuses it), ingests and indexes each hospital and the library (synthetic citations and
+    fictional guidelines), writes each node's config and Cedar policies under OUT/federation, then starts one
+    identity provider and one node per hospital, the library's node and the web app on 127.0.0.1, prints their URLs
+    and the demo users, and stops them all on Ctrl-C. Run it twice: the second build adds nothing.
     """
     loaded = settings_for(config)
     with progress("building demo", None) as advance:
@@ -234,10 +236,15 @@ def demo_command(
             f"Hospital {org}: chunk store {path}; {len(indexed.leaves)} leaf indexes "
             f"({indexed.embedder_id}, {added:,} chunks newly embedded)"
         )
+    if demo.library is not None:
+        console.print(
+            f"Library: {demo.library.node} ({sum(leaf.added for leaf in demo.library.indexes.leaves.values()):,} "
+            f"chunks newly embedded; citations from {demo.library.citations})"
+        )
     console.print(f"Gold facts: {demo.gold_facts}")
     ports = DemoPorts(idp=idp_port, node=node_port, web=web_port)
     files = write_federation(out, ports)
-    console.print(f"Federation files: {files.federation} and one node config per hospital in {files.folder}")
+    console.print(f"Federation files: {files.federation} and one node config per node in {files.folder}")
     if serve:
         serve_demo(files, ports, out / "logs", config)
     else:

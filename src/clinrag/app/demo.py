@@ -1,4 +1,5 @@
-"""The demo federation: a synthetic cohort split into Hospitals A, B and C, each ingested into its own store.
+"""The demo federation: a synthetic cohort split into Hospitals A, B and C, each ingested into its own store, and a
+library of synthetic citations and fictional guidelines (`demo_library`).
 
 Building is idempotent: an existing cohort with the same seed and size is reused, and ingestion of unchanged
 data adds nothing, so ``make demo`` is quick the second time.
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clinrag.app.demo_library import LibraryBuild, build_library
 from clinrag.index.backend import drop_indexes, leaf_names, open_leaf_store
 from clinrag.index.embed import embedder_from
 from clinrag.index.indexer import IndexSummary, build_indexes
@@ -40,6 +42,7 @@ class DemoBuild:
     ingests: dict[str, IngestSummary] = field(default_factory=dict)
     indexes: dict[str, IndexSummary] = field(default_factory=dict)
     breakdown: dict[str, list[tuple[str, str, str, int, int]]] = field(default_factory=dict)
+    library: LibraryBuild | None = None
 
 
 def _cohort_matches(cohort: Path, patients: int, seed: int) -> bool:
@@ -57,9 +60,11 @@ def build_demo(
     settings: Settings,
     on_progress: Callable[[int], None] | None = None,
     on_stage: Callable[[str, int | None], None] | None = None,
+    library: bool = True,
 ) -> DemoBuild:
     """Generate (or reuse) the cohort under ``out/cohort``, ingest each hospital into ``out/nodes/ORG`` and index
-    every department there (``out/nodes/ORG/index/DEPT``). ``on_stage`` hears of each step (and how many items it
+    every department there (``out/nodes/ORG/index/DEPT``), then the library (`demo_library`) unless ``library`` is
+    False. ``on_stage`` hears of each step (and how many items it
     counts, when known) before ``on_progress`` hears of its items done."""
     stage = on_stage or (lambda _description, _total: None)
     cohort = out / "cohort"
@@ -96,6 +101,8 @@ def build_demo(
                 store, path.parent / "index", embedder, on_progress=_summed(on_progress), index=settings.index
             )
         build.stores[org] = path
+    if library:
+        build.library = build_library(out, settings, embedder, on_progress=_summed(on_progress), on_stage=stage)
     return build
 
 

@@ -1,4 +1,5 @@
-"""Serving the demo federation: three identity providers, three nodes and the web app on 127.0.0.1, until Ctrl-C,
+"""Serving the demo federation: three identity providers, three hospital nodes, the library's node and the web app on
+127.0.0.1, until Ctrl-C,
 SIGTERM or SIGHUP; each stops every server and returns normally (exit status 0), see ``serve_demo``.
 
 Example:
@@ -15,6 +16,7 @@ from rich.table import Table
 
 from clinrag.access.demo import DEMO_USERS
 from clinrag.app.console import console
+from clinrag.app.demo_library import LIBRARY_ORG
 from clinrag.app.federation_files import DemoPorts, FederationFiles
 from clinrag.app.supervisor import SignalReceived, Supervisor
 from clinrag.errors import ClinragError
@@ -23,8 +25,8 @@ from clinrag.errors import ClinragError
 def start_federation(
     servers: Supervisor, files: FederationFiles, ports: DemoPorts, config: Path | None, web: Path | None = None
 ) -> None:
-    """Start every hospital's identity provider and node under ``servers`` (and the web app, keeping its state in
-    the folder ``web``, when given) and wait until all answer."""
+    """Start every hospital's identity provider and node, and the library's node, under ``servers`` (and the web
+    app, keeping its state in the folder ``web``, when given) and wait until all answer."""
     settings = ["--settings", str(config)] if config is not None else []
     for org in files.nodes:
         issuer = ports.issuer(org)
@@ -33,7 +35,10 @@ def start_federation(
             ["idp", "serve", "--org", org, "--port", str(ports.idp_port(org))],
             f"{issuer}/.well-known/openid-configuration",
         )
-    for org, node_config in files.nodes.items():
+    nodes = dict(files.nodes)
+    if files.library is not None:
+        nodes[LIBRARY_ORG] = files.library
+    for org, node_config in nodes.items():
         servers.start(
             f"node-{org}",
             ["node", "serve", "--config", str(node_config), *settings],
@@ -86,6 +91,8 @@ def _serve(servers: Supervisor, files: FederationFiles, ports: DemoPorts, logs: 
         table.add_column(column)
     for org in files.nodes:
         table.add_row(org, ports.node_url(org), ports.issuer(org))
+    if files.library is not None:
+        table.add_row(f"{LIBRARY_ORG} (library)", ports.node_url(LIBRARY_ORG), "every hospital's")
     console.print(table)
     users = Table(title="Demo users (sign in at their hospital's identity provider)")
     for column in ("user", "org", "role", "dept", "affiliations"):
@@ -95,6 +102,12 @@ def _serve(servers: Supervisor, files: FederationFiles, ports: DemoPorts, logs: 
     console.print(users)
     console.print(f"Web app: [bold]{ports.web_url}[/bold] — choose a hospital and sign in as one of its users.")
     console.print('Ask from another terminal: .venv/bin/clinrag ask "Who was treated for a stroke?" --as A.phys')
+    if files.library is not None:
+        console.print(
+            'Ask the library: .venv/bin/clinrag ask "What do the guidelines recommend for anticoagulation in atrial '
+            'fibrillation?" --as B.phys',
+            soft_wrap=True,
+        )
     console.print(f"Logs: {logs}; audit logs: {files.folder.parent / 'audit'}")
     console.print("Ready. Press Ctrl-C to stop (SIGTERM and SIGHUP also stop every server).", soft_wrap=True)
     while True:

@@ -1,5 +1,8 @@
-"""The demo federation's files: a node config per hospital, a copy of its policies it may edit, and the
-federation file that lists every node and identity provider (what `clinrag ask --as` reads).
+"""The demo federation's files: a node config per hospital and for the library, a copy of its policies it may edit,
+and the federation file that lists every node and identity provider (what `clinrag ask --as` reads).
+
+The library (``LIB``) has no identity provider of its own: its node trusts the three hospitals' providers, so every
+demo user's token is verified there, and its port is the one after the hospitals' nodes.
 
 Example:
     >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clinrag.access.demo import DEMO_TREES, POLICY_ROOT
+from clinrag.app.demo_library import LIBRARY_LEAVES, LIBRARY_NAME, LIBRARY_ORG
 from clinrag.ingest.synthetic.hospitals import CASE_STUDY
 
 HOST = "127.0.0.1"
@@ -38,7 +42,9 @@ class DemoPorts:
         return self.idp + sorted(DEMO_TREES).index(org)
 
     def node_port(self, org: str) -> int:
-        """The port of ``org``'s node."""
+        """The port of ``org``'s node (the library's comes after the hospitals')."""
+        if org == LIBRARY_ORG:
+            return self.node + len(DEMO_TREES)
         return self.node + sorted(DEMO_TREES).index(org)
 
     def issuer(self, org: str) -> str:
@@ -57,6 +63,9 @@ class FederationFiles:
     folder: Path
     federation: Path
     nodes: dict[str, Path] = field(default_factory=dict)
+    """Each hospital's node config."""
+    library: Path | None = None
+    """The library node's config, when the demo built the library."""
 
 
 def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
@@ -81,10 +90,36 @@ def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
         )
         files.nodes[org] = folder / f"{org}.toml"
         files.nodes[org].write_text(text)
+    library = out / "nodes" / LIBRARY_ORG
+    built = [leaf for leaf in LIBRARY_LEAVES if (library / "index" / leaf).is_dir()]
+    if built:
+        files.library = _library_node(folder, built, ports, issuers)
     orgs = "".join(
         f'\n[[orgs]]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\nurl = "{ports.node_url(org)}"\n'
         f'issuer = "{ports.issuer(org)}"\n'
         for org in sorted(DEMO_TREES)
     )
+    if files.library is not None:
+        orgs += (
+            f'\n[[orgs]]\norg = "{LIBRARY_ORG}"\nname = "{LIBRARY_NAME}"\nurl = "{ports.node_url(LIBRARY_ORG)}"\n'
+            'kind = "library"\n'
+        )
     files.federation.write_text("# The demo federation (written by clinrag demo).\n" + orgs)
     return files
+
+
+def _library_node(folder: Path, leaves: list[str], ports: DemoPorts, issuers: str) -> Path:
+    """Write the library's node config and its copy of the library policies; returns the config's path."""
+    policies = folder / "policies" / LIBRARY_ORG
+    if policies.exists():
+        shutil.rmtree(policies)
+    shutil.copytree(POLICY_ROOT / LIBRARY_ORG, policies)
+    children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in leaves)
+    config = folder / f"{LIBRARY_ORG}.toml"
+    config.write_text(
+        "# The library's node (written by clinrag demo): every hospital's users may ask it.\n"
+        f'[node]\norg = "{LIBRARY_ORG}"\nname = "{LIBRARY_NAME}"\ndata = "../nodes/{LIBRARY_ORG}"\n'
+        f'policies = "policies/{LIBRARY_ORG}"\naudit_log = "../audit/{LIBRARY_ORG}.jsonl"\naudience = "clinrag"\n'
+        f'host = "{HOST}"\nport = {ports.node_port(LIBRARY_ORG)}\n{issuers}\n[tree]\nname = "{LIBRARY_ORG}"\n{children}'
+    )
+    return config

@@ -32,7 +32,7 @@ from clinrag.federation.protocol import (
     VocabularyRequest,
     VocabularyResponse,
 )
-from clinrag.federation.root import OrgEndpoint
+from clinrag.federation.root import OrgEndpoint, hospitals
 from clinrag.population.node import NodeTerms
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery
@@ -55,10 +55,11 @@ class _ExchangeError(Exception):
 
 
 class FederatedCounter:
-    """Population queries over the federation ``orgs`` for one signed-in user (their ID token goes to every node)."""
+    """Population queries over the federation ``orgs`` for one signed-in user (their ID token goes to every node);
+    a library among them is never asked (it holds no patients)."""
 
     def __init__(self, orgs: Sequence[OrgEndpoint], token: str, federation: FederationSettings | None = None) -> None:
-        self.orgs = list(orgs)
+        self.orgs = hospitals(orgs)
         self.token = token
         self.federation = federation or FederationSettings()
         self._terms: list[NodeTerms] | None = None

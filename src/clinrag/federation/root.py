@@ -21,6 +21,12 @@ Library notes: a library node says how it read the question (`RetrieveResponse.n
 filters applied or dropped); the root keeps every organisation's notes, each once, in `Retrieval.notes`, so the
 answer says them (`Answer.filter_notes`) as it does on one node.
 
+Libraries: an organisation listed with ``kind = "library"`` holds literature and guidelines, no patients. It is asked
+only the questions that ask the literature ("trials", "guidelines", "Smith et al."; `asked_about`), and the hospitals
+only those about patients — both when a question asks both or neither (`retrieve.sources.sources_asked`); an
+organisation not asked is not in the result. A library's candidates are not dropped when the question names a patient
+and asks the literature too: the answer gives them a part of their own.
+
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
     >>> result = root.search("Who had a stroke?", token)  # doctest: +SKIP
@@ -42,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 import aiohttp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -62,6 +69,7 @@ from clinrag.retrieve.hybrid import Retrieval, dense_text, merge_choices
 from clinrag.retrieve.kind_meaning import KNOWN_KINDS, with_kind
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
+from clinrag.retrieve.sources import SourceFamily, sources_asked
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import PatientChoice, SearchFilters
 
@@ -75,6 +83,14 @@ class OrgEndpoint(BaseModel):
     name: str = ""
     url: str = Field(min_length=1, description="Base URL of the organisation's node.")
     issuer: str = Field("", description="The organisation's OpenID Connect issuer (where its users sign in).")
+    kind: Literal["records", "library"] = Field(
+        "records", description="A hospital's records, or a library of literature and guidelines (no patients)."
+    )
+
+    @property
+    def library(self) -> bool:
+        """A library: asked only the questions that ask the literature (`retrieve.sources.sources_asked`)."""
+        return self.kind == "library"
 
     @property
     def label(self) -> str:
@@ -87,8 +103,34 @@ class _FederationFile(BaseModel):
     orgs: list[OrgEndpoint]
 
 
+def hospitals(orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
+    """The organisations of ``orgs`` that hold patients' records (what population and similar-patient questions ask).
+
+    Example:
+        >>> [o.org for o in hospitals([OrgEndpoint(org="A", url="u"), OrgEndpoint(org="L", url="v", kind="library")])]
+        ['A']
+    """
+    return [org for org in orgs if not org.library]
+
+
+def asked_about(question: str, orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
+    """The organisations of ``orgs`` that hold the kinds of source ``question`` asks: libraries only when it asks the
+    literature, hospitals only when it asks about patients (or each when it asks neither); every organisation when
+    none holds what it asks (a federation of one library is asked everything).
+
+    Example:
+        >>> orgs = [OrgEndpoint(org="A", url="u"), OrgEndpoint(org="L", url="v", kind="library")]
+        >>> [o.org for o in asked_about("What do trials say about apixaban?", orgs)]
+        ['L']
+    """
+    families = sources_asked(question)
+    wanted = [org for org in orgs if (SourceFamily.LITERATURE if org.library else SourceFamily.RECORDS) in families]
+    return wanted or list(orgs)
+
+
 def load_federation(path: Path) -> list[OrgEndpoint]:
-    """The organisations listed in a federation file (``[[orgs]]`` with org, name, url, issuer).
+    """The organisations listed in a federation file (``[[orgs]]`` with org, name, url, issuer and ``kind = "library"``
+    for a library).
 
     Raises:
         ConfigError: naming the file when it is missing or malformed.
@@ -150,6 +192,7 @@ class _Usable:
     reply: RetrieveResponse
     candidates: Candidates
     query_vector: Vectors | None
+    library: bool = False
 
 
 @dataclass
@@ -296,7 +339,7 @@ class FederationRoot:
         )
         body = request.model_dump_json().encode()
         client = self._client()
-        asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in self.orgs]
+        asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in asked_about(question, self.orgs)]
         await asyncio.sleep(0)  # the requests go out first; the question is understood while the nodes search
         understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
         arrived = list(await asyncio.gather(*asks))
@@ -325,7 +368,7 @@ class FederationRoot:
         except ValueError:  # not base64 of float32s: a reply that parsed but cannot be used
             return _Arrived(OrgResult(org, OrgStatus.FAILED, "malformed reply", seconds=result.seconds))
         found = candidates_from_hits(reply.candidates, vectors, reply.ranked_only)
-        return _Arrived(result, _Usable(reply, found, query_vector))
+        return _Arrived(result, _Usable(reply, found, query_vector, org.library))
 
     async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
         url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
@@ -388,10 +431,12 @@ class FederationRoot:
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped;
         # and when some organisation read a person's name that none resolved, no candidate is about that person.
+        # A library holds no patients: its citations stay when the question asked the literature too ("What do the
+        # guidelines recommend for Ada Stone's atrial fibrillation?"), answered in a part of their own.
         named = any(part.reply.named_patient for part in usable)
         recognised = any(part.reply.names_person for part in usable)
         if named or recognised:
-            usable = [part for part in usable if part.reply.named_patient]
+            usable = [part for part in usable if part.reply.named_patient or part.library]
         understanding = _with_kind_read_by(understanding, [part.reply for part in usable])
         query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
         merged = merge_candidates([part.candidates for part in usable], request.fetch_k)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from clinrag.generate.citations import (
@@ -46,6 +46,7 @@ from clinrag.generate.extractive import (
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
+from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import mentioned
@@ -254,9 +255,10 @@ class Answerer:
                 reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
+        kept, labels = in_parts(kept, {source.number: source.chunk.source_kind.value for source in sources})
         return Answer(
             question=question,
-            text=self._text(kept),
+            text=self._text(kept, labels),
             generator="extractive" if fallback_from else self.generator_id,
             fallback_from=fallback_from,
             sentences=tuple(kept),
@@ -337,9 +339,10 @@ class Answerer:
         checked = verify(draft, texts, self.settings.support_threshold, None, headers)
         kept = self._kept(checked.sentences)
         supported = [s for s in checked.sentences if s.supported]
+        kept, labels = in_parts(kept, {source.number: source.chunk.source_kind.value for source in sources})
         return Answer(
             question=question,
-            text=self._text(kept),
+            text=self._text(kept, labels),
             generator="extractive",
             sentences=tuple(kept),
             sources=sources,
@@ -413,9 +416,13 @@ class Answerer:
         return kept
 
     @staticmethod
-    def _text(sentences: Sequence[AnswerSentence]) -> str:
+    def _text(sentences: Sequence[AnswerSentence], labels: Mapping[int, str] | None = None) -> str:
+        """One line per sentence with its citations; ``labels`` open the parts of an answer citing records and the
+        literature (`source_parts.in_parts`), by the index of their first sentence."""
         lines = []
-        for sentence in sentences:
+        for index, sentence in enumerate(sentences):
+            if labels and index in labels:
+                lines.append(labels[index])
             marks = "".join(f"[{n}]" for n in sentence.citations)
             flag = "" if sentence.supported else " (unsupported)"
             lines.append(f"{sentence.text} {marks}{flag}".strip())

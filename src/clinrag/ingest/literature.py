@@ -160,8 +160,9 @@ _WORDS: Final = re.compile(r"[a-z][a-z-]{3,}[a-z]")
 def library_vocabulary(store: ChunkStore) -> dict[str, object]:
     """What a library's questions may filter on, from its stored citations: authors by surname (the forms cited,
     ``Smith J``), journals (title and abbreviation → title), publication types and MeSH descriptors, each with how
-    many citations have it; and the words of its titles, abstracts, keywords and MeSH terms (and of its guidelines'
-    sections and text) with their counts, which misspelt question words are corrected to.
+    many citations have it; how many citations and guidelines it holds; and the words of its titles, abstracts,
+    keywords and MeSH terms (and of its guidelines' sections and text) with their counts, which misspelt question
+    words are corrected to.
 
     Example:
         >>> import tempfile, pathlib
@@ -199,11 +200,14 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
             mesh[descriptor] = mesh.get(descriptor, 0) + 1
         for word in _WORDS.findall(" ".join((chunk.text, *citation.keywords, *citation.mesh)).lower()):
             words[word] = words.get(word, 0) + 1
+    guidelines: set[str] = set()
     for chunk in store.chunks(source_kind=SourceKind.GUIDELINE.value):  # a guideline's words are the library's too
+        guidelines.add(chunk.source_id)
         for word in _WORDS.findall(f"{chunk.section or ''} {chunk.text}".lower()):
             words[word] = words.get(word, 0) + 1
     return {
         "citations": len(seen),
+        "guidelines": len(guidelines),
         "authors": authors,
         "journals": journals,
         "publication_types": types,

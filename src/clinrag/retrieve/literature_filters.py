@@ -1,7 +1,9 @@
 """Filters a literature question states, read by rules and checked against the library (issue 20): authors ("by
 Smith", "Smith et al.", "Smith and colleagues"), journals ("in the Lancet", "published in Chest", NEJM), publication
 types ("randomised trials", "meta-analyses", "systematic reviews", "cohort studies") and MeSH terms written as such
-("MeSH Sepsis"). Years and ranges ("since 2020", "between 2015 and 2018") are the date filters every question has.
+("MeSH Sepsis"), and — in a library of citations and guidelines — the kind of source when the question names one
+("guidelines", or studies: "trials", "papers").
+Years and ranges ("since 2020", "between 2015 and 2018") are the date filters every question has.
 
 A filter is applied only when the library has it; one that matches nothing here is dropped and said ("no citation
 by Smyth in this library"), never applied silently, never invented. The library's vocabulary is the
@@ -63,6 +65,10 @@ class LibraryVocabulary:
     """The library's words (five letters or more) and how often they occur: what misspellings are corrected to."""
     speller: SymSpell | None = field(default=None, compare=False, repr=False)
     """The words' spelling index, built once per loaded library (`load_vocabulary`)."""
+    citations: int | None = None
+    """How many citations the library holds (None: a library indexed before it was counted)."""
+    guidelines: int | None = None
+    """How many guidelines it holds (None: not counted)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,8 @@ def _load(path: Path, _mtime: int) -> LibraryVocabulary:
         mesh={descriptor.casefold(): descriptor for descriptor in data["mesh"]},
         words=dict(data.get("words", {})),
         speller=_speller(data.get("words", {})),
+        citations=data.get("citations"),
+        guidelines=data.get("guidelines"),
     )
 
 
@@ -108,6 +116,16 @@ def read_literature_filters(question: str, vocabulary: LibraryVocabulary) -> Lit
                     f"filter by publication type {kind.lower()}: no citation of that type in this library, not applied"
                 )
             break
+    source = _source_asked(question)
+    counts = (vocabulary.guidelines, vocabulary.citations)
+    if source is not None and None not in counts:  # a library indexed before it counted them is not filtered
+        kind, words, held = source
+        asked, other = counts if kind == "guideline" else counts[::-1]
+        if not asked:
+            notes.append(f"filter by source {words}: no {held} in this library, not applied")
+        elif other:  # a library of one kind of source needs no filter to keep to it
+            filters["source_kinds"] = (kind,)
+            notes.append(f"filter by source {words}: applied")
     authors: list[str] = []
     for pattern in _AUTHOR_PATTERNS:
         for match in pattern.finditer(question):
@@ -133,6 +151,26 @@ def read_literature_filters(question: str, vocabulary: LibraryVocabulary) -> Lit
         else:
             notes.append(f"filter by MeSH {term}: no citation indexed with it in this library, not applied")
     return LiteratureFilters(filters, tuple(dict.fromkeys(notes)))  # "by Smith et al.": one author, said once
+
+
+_GUIDELINE_WORDS: Final = re.compile(r"\b(?:guidelines?|recommendations?)\b", re.I)
+_STUDY_WORDS: Final = re.compile(
+    r"\b(?:trials?|stud(?:y|ies)|abstracts?|papers?|articles?|publications?|literature|pubmed|meta-?analys[ie]s|"
+    r"reviews?|et al)\b",
+    re.I,
+)
+
+
+def _source_asked(question: str) -> tuple[str, str, str] | None:
+    """The one kind of source the question asks — ``guideline`` when it names guidelines or recommendations and no
+    study, ``abstract`` when it names studies and no guideline — with how the note says it and what it counts; None
+    when it names both or neither."""
+    guidelines, studies = _GUIDELINE_WORDS.search(question), _STUDY_WORDS.search(question)
+    if guidelines and not studies:
+        return "guideline", "guidelines", "guideline"
+    if studies and not guidelines:
+        return "abstract", "published studies", "citation"
+    return None
 
 
 def _journals(question: str, vocabulary: LibraryVocabulary) -> tuple[str, ...]:
