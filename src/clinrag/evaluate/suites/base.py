@@ -101,16 +101,19 @@ def _rows(rows: Sequence[Sequence[Cell]]) -> list[list[Cell]]:
 
 @dataclass(frozen=True)
 class Plot:
-    """A figure of a report, already drawn: its SVG text (see `clinrag.evaluate.suites.plots.render`)."""
+    """A figure of a report, already drawn: its SVG text (see `clinrag.evaluate.suites.plots.render`). ``timed``:
+    it shows timings, so two runs draw it differently (every other plot is the same bytes for the same metrics)."""
 
     name: str
     title: str
     svg: str
     caption: str = ""
+    timed: bool = False
 
-    def to_json(self) -> dict[str, str]:
-        """Its name, title and caption (the SVG goes to the HTML report and ``plots/``, not the JSON)."""
-        return {"name": self.name, "title": self.title, "caption": self.caption}
+    def to_json(self) -> dict[str, object]:
+        """Its name, title, caption and whether it shows timings (the SVG goes to the HTML report and ``plots/``,
+        not the JSON)."""
+        return {"name": self.name, "title": self.title, "caption": self.caption, "timed": self.timed}
 
 
 @dataclass
@@ -171,7 +174,10 @@ class SuiteResult:
             Table(str(t["name"]), tuple(t["columns"]), [tuple(r) for r in t["rows"]], str(t.get("caption", "")))
             for t in _list(data.get("tables"))
         ]
-        plots = [Plot(str(p["name"]), str(p["title"]), "", str(p.get("caption", ""))) for p in _list(data.get("plots"))]
+        plots = [
+            Plot(str(p["name"]), str(p["title"]), "", str(p.get("caption", "")), bool(p.get("timed")))
+            for p in _list(data.get("plots"))
+        ]
         return cls(
             suite,
             metrics=_numbers(data.get("metrics")),

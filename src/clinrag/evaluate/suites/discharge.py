@@ -45,11 +45,13 @@ HEADLINE = {
 
 @dataclass(frozen=True)
 class DischargeSuite:
-    """The discharge questions; ``every`` keeps every n-th question (1: all), ``grid`` the extractive reader's
-    configurations (None: `extractive_grid`), ``local_per_task`` the local model's ``test`` questions per task."""
+    """The discharge questions; ``every`` keeps every n-th question (1: all), ``orgs`` only the questions of those
+    hospitals (None: every one), ``grid`` the extractive reader's configurations (None: `extractive_grid`),
+    ``local_per_task`` the local model's ``test`` questions per task."""
 
     every: int = 1
     grid: tuple[Config, ...] | None = None
+    orgs: tuple[str, ...] | None = None
     local_per_task: int = 20
     name: str = "discharge"
     local_configs: tuple[Config, ...] = field(default_factory=lambda: tuple(local_grid()))
@@ -61,7 +63,7 @@ class DischargeSuite:
         if not readers:
             raise SuiteInputError("the discharge suite reads with extractive or local; neither was asked for")
         question_set = build_question_set(context.cohort, seed=context.seed)
-        questions = question_set.questions[:: self.every]
+        questions = [q for q in question_set.questions if self.orgs is None or q.org in self.orgs][:: self.every]
         files = context.files(self.name)
         if files is not None:
             write_questions(questions, files / "questions.jsonl")

@@ -37,12 +37,13 @@ def _style() -> AbstractContextManager[None]:
     return mpl.rc_context(_STYLE)  # type: ignore[arg-type]
 
 
-def render(figure: Figure, name: str, title: str, caption: str = "") -> Plot:
-    """Draw ``figure`` to SVG text and return it as a `Plot` (the figure is not kept)."""
+def render(figure: Figure, name: str, title: str, caption: str = "", timed: bool = False) -> Plot:
+    """Draw ``figure`` to SVG text and return it as a `Plot` (the figure is not kept); ``timed``: it shows
+    timings."""
     buffer = io.StringIO()
     with _style():
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    return Plot(name, title, buffer.getvalue(), caption)
+    return Plot(name, title, buffer.getvalue(), caption, timed)
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -81,7 +82,7 @@ def grouped_bars(
         axes.set_ylabel(ylabel)
         axes.set_title(title)
         if len(series) > 1 or reference:
-            axes.legend(fontsize=8, frameon=False)
+            axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return render(figure, name, title, caption)
 
 
@@ -151,8 +152,10 @@ def scatter(
     ylabel: str,
     caption: str = "",
     fit: bool = False,
+    timed: bool = False,
 ) -> Plot:
-    """One labelled point per name; with ``fit``, the least-squares line and its r² (`fit_line`)."""
+    """One labelled point per name; with ``fit``, the least-squares line and its r² (`fit_line`); ``timed``: an
+    axis shows timings."""
     with _style():
         figure = _figure(5.0, 3.6)
         axes = figure.add_subplot()
@@ -175,4 +178,4 @@ def scatter(
         axes.set_xlabel(xlabel)
         axes.set_ylabel(ylabel)
         axes.set_title(title)
-        return render(figure, name, title, caption)
+        return render(figure, name, title, caption, timed)

@@ -123,6 +123,7 @@ class RetrievalSuite:
                 "median latency (ms)",
                 "nDCG@10, all questions",
                 caption="Each configuration's quality over all questions against its median search time.",
+                timed=True,
             )
         )
         result.notes += [
