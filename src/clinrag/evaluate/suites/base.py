@@ -3,7 +3,9 @@ notes, details), `Table`, `Plot` and the `Progress` a suite reports to.
 
 Metrics are numbers that depend only on the inputs and the seed (two runs give equal metrics); timings are seconds
 and milliseconds, which depend on the machine and are kept apart so determinism can be checked on metrics alone.
-Metric names are paths: ``GENERATOR/KIND/METRIC`` and the like, unique within a suite.
+Metric names are paths: ``GENERATOR/KIND/METRIC`` and the like, unique within a suite. Tables hold metrics only
+(timings are shown with the timings), so they too are equal across runs; a plot drawn from timings is marked
+``timed``.
 
 Example:
     >>> result = SuiteResult("demo", metrics={"extractive/answer_rate": 0.5})
