@@ -44,6 +44,9 @@ def test_missing_inputs_exit_2(tmp_path: Path) -> None:
     no_demo = runner.invoke(app, ["eval", "retrieval", "--demo", str(tmp_path), "--out", str(tmp_path / "o")])
     assert no_demo.exit_code == 2
     assert "no demo cohort here" in no_demo.output
+    no_nodes = runner.invoke(app, ["eval", "population", "--demo", str(tmp_path), "--out", str(tmp_path / "o")])
+    assert no_nodes.exit_code == 2
+    assert "no demo cohort and nodes here" in no_nodes.output
     bad_generator = runner.invoke(app, ["eval", "answers", "--generators", "gpt-9", "--out", str(tmp_path / "o")])
     assert bad_generator.exit_code == 2
     assert "generators are extractive, local, openai" in bad_generator.output

@@ -62,8 +62,8 @@ class SuiteContext:
 
     def require_nodes(self) -> Path:
         """The nodes folder (and the cohort), or `SuiteInputError`."""
-        self.require_cohort()
-        if not self.nodes.is_dir() or not any(self.nodes.glob("*/chunks.sqlite")):
+        cohort = (self.cohort / "gold_facts.jsonl").is_file()
+        if not cohort or not self.nodes.is_dir() or not any(self.nodes.glob("*/chunks.sqlite")):
             raise SuiteInputError(
                 f"{self.demo}: no demo cohort and nodes here; build them with 'clinrag demo --no-serve'"
             )
