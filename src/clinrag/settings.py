@@ -129,6 +129,11 @@ class RetrieveSettings(Group):
         description="When no phrasing rule says which kind of fact a question asks for, read it from the question's"
         " embedding (nearest example questions of each kind).",
     )
+    library_spelling: bool = Field(
+        True,
+        description="In a library, read misspelt question words as the library's own words (the corrected question "
+        "is shown); off: search the words as written (measured in benchmarks/bench_literature_spelling.py).",
+    )
 
 
 class AnswerSettings(Group):

@@ -246,7 +246,7 @@ def plan_query(
     expand = settings.expand_abbreviations
     vocabulary = load_vocabulary(chunks.path.parent) if chunks is not None else None
     spelling: tuple[str, ...] = ()
-    if vocabulary is not None:  # a library: misspelt words read as the library's own
+    if vocabulary is not None and settings.library_spelling:  # a library: misspelt words read as its own
         question, corrected = correct_library_spelling(question, vocabulary)
         spelling = tuple(f"spelling: '{written}' read as '{read}'" for written, read in corrected)
     understanding = analysis.understand(question, expand)
