@@ -58,7 +58,8 @@ def group_members(pgid: int) -> list[int]:
 
 @dataclass(frozen=True)
 class DemoPortRun:
-    """Free ports for a demo: Hospital A's identity provider and node (B and C take the next two), the web app."""
+    """Free ports for a demo: Hospital A's identity provider and node (B and C take the next two, the library the
+    node port after C's), the web app."""
 
     idp: int
     node: int
@@ -68,7 +69,7 @@ class DemoPortRun:
     def choose(cls) -> DemoPortRun:
         """Ports that are free now, far from each other."""
         idp = free_run(3)
-        node = free_run(3, idp + 500)
+        node = free_run(4, idp + 500)
         return cls(idp, node, free_run(1, node + 500))
 
 
@@ -87,7 +88,7 @@ class Demo:
     def ports(self) -> list[int]:
         """Every port the demo's servers listen on."""
         count = len(DEMO_TREES)
-        return [*range(self.idp, self.idp + count), *range(self.node, self.node + count), self.web]
+        return [*range(self.idp, self.idp + count), *range(self.node, self.node + count + 1), self.web]
 
     def read_until(self, text: str, timeout: float) -> str:
         """What the demo printed up to the line holding ``text`` (or up to its exit, or ``timeout``)."""
@@ -158,9 +159,10 @@ def start_demo(
 
 
 def assert_stopped(demo: Demo, code: int, output: str, servers: list[int]) -> None:
-    """The demo exited 0 after stopping all seven servers, and nothing of it is left listening or running."""
+    """The demo exited 0 after stopping all eight servers (three providers, three hospitals, the library, the web
+    app), and nothing of it is left listening or running."""
     assert code == 0, output
-    assert "Stopped 7 servers." in output, output
+    assert "Stopped 8 servers." in output, output
     for port in demo.ports:
         assert free(port), port
     left = group_members(demo.process.pid)

@@ -134,7 +134,7 @@ def test_demo_serves_the_federation_and_stops_on_ctrl_c(federation: Federation, 
         assert record["calculator"] == "cha2ds2_vasc"
         assert {"value", "unit", "interpretation", "inputs", "missing"} <= set(record)
         stated = [used for used in record["inputs"] if used["origin"] == "stated"]
-        assert stated  # age and sex from her records, each cited
+        assert stated, computed["text"]  # age and sex from her records, each cited
         cited_subjects = {source["chunk"]["subject_id"] for source in computed["sources"]}
         assert cited_subjects == {subject_id}
 
@@ -158,6 +158,6 @@ def test_demo_stops_every_server_on_sigterm(federation: Federation, tmp_path: Pa
         assert len(servers) >= 8, servers
         started = time.monotonic()
         code, stopping = demo.stop(signal.SIGTERM)
-        assert "SIGTERM received: stopping 7 servers" in stopping, stopping
+        assert "SIGTERM received: stopping 8 servers" in stopping, stopping
         _assert_stopped(demo, code, stopping, servers)
         assert time.monotonic() - started < 15
