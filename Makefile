@@ -6,7 +6,8 @@ BASE := $(VENV)/.installed-base
 DEV := $(VENV)/.installed-dev
 DEMO_DIR ?= data/demo
 DEMO_PATIENTS ?= 300
-# Ports of the demo on 127.0.0.1: Hospital A's identity provider and node (B and C take the next two) and the web app.
+# Ports of the demo on 127.0.0.1: Hospital A's identity provider and node (B and C take the next two, the library's
+# node the one after C's) and the web app.
 DEMO_IDP_PORT ?= 9401
 DEMO_NODE_PORT ?= 8101
 DEMO_WEB_PORT ?= 8300

@@ -84,6 +84,10 @@ def _experienced(output: str) -> bool:
 SERVED: list[tuple[str, Expectation]] = [
     ("stroke, by hospital? --as A.phys.neur", Expectation(0, _counted, "a count per hospital, A to C")),
     ("more common? --as A.phys --json", Expectation(0, _counted_json, "aggregates, as JSON")),
+    (
+        "atrial fibrillation? --as B.nurse",
+        Expectation(0, lambda out: _answered(out) and "Example Cardiology Society" in out, "the library's guideline"),
+    ),
     ("stroke? --as A.phys.neur --json", Expectation(0, _json_answer, "one JSON object with a cited answer")),
     ("stroke? --as A.phys.neur", Expectation(0, _answered, "a cited answer from the three hospitals")),
     ("stroke? --as A.phys", Expectation(0, lambda out: "C/neurology" in out, "C's neurology denied, and said")),
