@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib import resources
 from pathlib import Path
+
+import pytest
 
 from clinrag.ingest.fhir.export import write_cohort_exports
 from clinrag.ingest.synthetic.cohort import generate_cohort
-from clinrag.ingest.synthetic.storylines import STORYLINES
+from clinrag.ingest.synthetic.model import Medication, Storyline
+from clinrag.ingest.synthetic.storylines import COMORBIDITIES, STORYLINES
+from clinrag.ingest.synthetic.storylines.loader import StorylineFileError, load_file, load_storylines
 
 PATIENTS = 100
 SEED = 11
@@ -127,3 +132,133 @@ def test_cohort_for_a_seed_is_byte_identical_to_the_reference(tmp_path: Path) ->
     assert sorted(digest) == sorted(EXPECTED_SHA256)
     changed = sorted(name for name, sha in digest.items() if EXPECTED_SHA256[name] != sha)
     assert changed == []
+
+
+# --- the data files and their schema ----------------------------------------------------------------------------
+
+STORYLINE_FOLDER = resources.files("clinrag.ingest.synthetic.storylines")
+DATA_FILES = sorted(item.name for item in STORYLINE_FOLDER.iterdir() if item.name.endswith(".yaml"))
+
+VALID = """\
+medications:
+  aspirin: {drug: Aspirin, dose: '81', unit: mg, route: PO, frequency: DAILY}
+storylines:
+  - key: flu
+    title: Influenza
+    service: MED
+    note_service: MEDICINE
+    ages: [18, 90]
+    length_of_stay: [2, 4]
+    admission_types: [EW EMER.]
+    admission_locations: [EMERGENCY ROOM]
+    discharge_locations: [HOME]
+    chief_complaints: fever
+    diagnosis: {code: J111, phrases: [influenza, flu]}
+    medications: [aspirin]
+    hpi: ['{Mr} ___ is a {age} year old {man} with {history} and {diagnosis}.']
+    course: [['{He} was treated for {diagnosis}.']]
+    instructions: You had the flu.
+"""
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+    return folder
+
+
+def _problems(folder: Path) -> list[str]:
+    with pytest.raises(StorylineFileError) as raised:
+        load_storylines(folder)
+    return raised.value.problems
+
+
+@pytest.mark.parametrize("name", DATA_FILES)
+def test_each_data_file_is_valid_against_the_schema(name: str) -> None:
+    content = load_file(STORYLINE_FOLDER / name)  # raises StorylineFileError naming every problem
+    assert content.storylines or content.comorbidities
+    assert all(isinstance(storyline, Storyline) for storyline in content.storylines)
+
+
+def test_the_package_loads_every_file_in_name_order() -> None:
+    content = load_storylines(STORYLINE_FOLDER)
+    assert content.storylines == STORYLINES
+    assert content.comorbidities == COMORBIDITIES
+    assert DATA_FILES[0] == "01-medicine.yaml"
+    assert "comorbidities.yaml" in DATA_FILES
+
+
+def test_a_valid_file_loads_with_named_entries_resolved(tmp_path: Path) -> None:
+    (storyline,) = load_storylines(_write(tmp_path, "flu.yaml", VALID)).storylines
+    assert storyline.medications == (Medication("Aspirin", "81", "mg", "PO", "DAILY"),)
+    assert storyline.chief_complaints == ("fever",)  # a lone string is one phrasing
+    assert storyline.course == (("{He} was treated for {diagnosis}.",),)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            ("    ages: [18, 90]\n", "    ages: [18, old]\n"),
+            "x.yaml: storyline 'flu': ages.1: Input should be a valid integer",
+        ),
+        (("    title: Influenza\n", ""), "x.yaml: storyline 'flu': title: Field required"),
+        (
+            ("    service: MED\n", "    service: MED\n    servise: MED\n"),
+            "x.yaml: storyline 'flu': servise: Unexpected",
+        ),
+        (
+            ("medications: [aspirin]", "medications: [asprin]"),
+            "x.yaml: storyline 'flu': medications.0: Value error, no entry",
+        ),
+        (("code: J111,", "code: 111,"), "x.yaml: storyline 'flu': diagnosis.code: Input should be a valid string"),
+        (("dose: '81'", "dose: 81"), "x.yaml: medications 'aspirin': dose: Input should be a valid string"),
+        (
+            ("hpi: ['{Mr} ___ is a {age} year old {man} with {history} and {diagnosis}.']", "hpi: []"),
+            "x.yaml: storyline 'flu': hpi: Value should have at least 1 item",
+        ),
+        (("storylines:", "storyline:"), "x.yaml: unknown section 'storyline'"),
+        (
+            ("  - key: flu\n", "  - key: flu\n    next_storylines: [flue]\n"),
+            "storyline 'flu': next_storylines.0: no storyline 'flue'",
+        ),
+        (("{drug: Aspirin,", "{drug: Aspirin"), "x.yaml: not valid YAML"),
+    ],
+    ids=[
+        "type",
+        "missing",
+        "unknown-field",
+        "unknown-name",
+        "number-as-code",
+        "catalogue",
+        "empty",
+        "section",
+        "next",
+        "yaml",
+    ],
+)
+def test_a_malformed_file_is_reported_with_file_storyline_and_field(
+    tmp_path: Path, change: tuple[str, str], problem: str
+) -> None:
+    old, new = change
+    assert old in VALID
+    problems = _problems(_write(tmp_path, "x.yaml", VALID.replace(old, new, 1)))
+    assert any(line.startswith(problem) for line in problems), problems
+
+
+def test_every_problem_of_every_file_is_reported_at_once(tmp_path: Path) -> None:
+    _write(tmp_path, "a.yaml", VALID.replace("title: Influenza", "title: [Influenza, 2]"))
+    _write(tmp_path, "b.yaml", VALID.replace("key: flu", "key: grippe").replace("    ages: [18, 90]\n", ""))
+    problems = _problems(tmp_path)
+    assert problems == [
+        "a.yaml: storyline 'flu': title: Input should be a valid string",
+        "b.yaml: storyline 'grippe': ages: Field required",
+    ]
+    with pytest.raises(StorylineFileError, match=r"(?s)invalid storyline files:\n  a\.yaml: .*\n  b\.yaml: "):
+        load_storylines(tmp_path)
+
+
+def test_a_key_used_twice_is_reported(tmp_path: Path) -> None:
+    _write(tmp_path, "a.yaml", VALID)
+    _write(tmp_path, "b.yaml", VALID)
+    assert _problems(tmp_path) == ["storyline key 'flu' is used 2 times"]

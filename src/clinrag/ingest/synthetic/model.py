@@ -15,24 +15,60 @@ Template sentences may use these placeholders, filled by the generator:
 - facts (each becomes a gold fact located in the note): ``{diagnosis}`` (a phrase of the primary diagnosis),
   ``{procedure}`` (a phrase of the first procedure), ``{complication}`` (only inside ``Complication.course``)
 
+Storylines are written as data (``storylines/*.yaml``, read by :mod:`clinrag.ingest.synthetic.storylines.loader`);
+these classes are their schema. A file may name medications, diagnoses, procedures and complications once, in
+its top-level ``medications``, ``diagnoses``, ``procedures`` and ``complications`` maps, and its storylines then
+list them by name: a field typed ``Named...`` below takes either the thing itself or that name.
+
 Example:
     >>> Diagnosis("S72001A", ("right femoral neck fracture",)).phrases[0]
     'right femoral neck fracture'
+    >>> Storyline.__pydantic_fields__["sexes"].default
+    'FM'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import field
+from typing import Annotated, Any, Literal
 
-Text = tuple[str, ...]
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationInfo
+from pydantic.dataclasses import dataclass
+
+
+def _one_or_many(value: Any) -> Any:
+    """A lone string is one phrasing: ``"chest pain"`` reads as ``("chest pain",)``."""
+    return (value,) if isinstance(value, str) else value
+
+
+Text = Annotated[tuple[str, ...], BeforeValidator(_one_or_many), Field(min_length=1)]
 """Alternative phrasings of one sentence or phrase; the generator picks one per note."""
 
 PATIENT_PLACEHOLDERS = frozenset({"age", "man", "Mr", "he", "He", "his", "His", "him"})
 CONTEXT_PLACEHOLDERS = frozenset({"history", "complaint", "los"})
 FACT_PLACEHOLDERS = frozenset({"diagnosis", "procedure", "complication"})
 
+_SCHEMA = ConfigDict(extra="forbid")
+"""Every class below rejects a field it does not know, so a misspelt field name is reported, not ignored."""
 
-@dataclass(frozen=True)
+
+def _named(catalog: str) -> Callable[[Any, ValidationInfo], Any]:
+    """A validator that replaces a name by the entry of that name in the file's ``catalog`` (validation context)."""
+
+    def resolve(value: Any, info: ValidationInfo) -> Any:
+        if not isinstance(value, str):
+            return value
+        named: dict[str, Any] = (info.context or {}).get(catalog, {})
+        if value not in named:
+            known = ", ".join(sorted(named)) or "none"
+            raise ValueError(f"no entry {value!r} in the file's {catalog} (it names: {known})")
+        return named[value]
+
+    return resolve
+
+
+@dataclass(frozen=True, config=_SCHEMA)
 class Diagnosis:
     """An ICD-10-CM diagnosis and the ways a discharge summary names it.
 
@@ -44,7 +80,7 @@ class Diagnosis:
     phrases: Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SCHEMA)
 class Procedure:
     """An ICD-10-PCS procedure (seven characters) and the ways a note names it."""
 
@@ -52,7 +88,7 @@ class Procedure:
     phrases: Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SCHEMA)
 class Medication:
     """One prescription, written both to ``prescriptions.csv`` and to the note's medication lists.
 
@@ -72,7 +108,15 @@ class Medication:
     purpose: str = ""
 
 
-@dataclass(frozen=True)
+NamedDiagnosis = Annotated[Diagnosis, BeforeValidator(_named("diagnoses"))]
+"""A diagnosis, or the name of one in the file's ``diagnoses``."""
+NamedProcedure = Annotated[Procedure, BeforeValidator(_named("procedures"))]
+"""A procedure, or the name of one in the file's ``procedures``."""
+NamedMedication = Annotated[Medication, BeforeValidator(_named("medications"))]
+"""A medication, or the name of one in the file's ``medications``."""
+
+
+@dataclass(frozen=True, config=_SCHEMA)
 class Finding:
     """A sentence of the Physical Exam or Pertinent Results section that states one finding.
 
@@ -80,13 +124,13 @@ class Finding:
     ``noise`` marks findings unrelated to the admission's problem (incidental nodules, old scars).
     """
 
-    section: str
+    section: Literal["Physical Exam", "Pertinent Results"]
     text: Text
     probability: float = 1.0
     noise: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SCHEMA)
 class Complication:
     """Something that may go wrong during the stay.
 
@@ -95,20 +139,24 @@ class Complication:
     discharge list.
     """
 
-    diagnosis: Diagnosis
+    diagnosis: NamedDiagnosis
     probability: float
     course: Text
-    medications: tuple[Medication, ...] = ()
+    medications: tuple[NamedMedication, ...] = ()
 
 
-@dataclass(frozen=True)
+NamedComplication = Annotated[Complication, BeforeValidator(_named("complications"))]
+"""A complication, or the name of one in the file's ``complications``."""
+
+
+@dataclass(frozen=True, config=_SCHEMA)
 class SocialFact:
     """A social-history fact a storyline implies (alcohol use for withdrawal, smoking for COPD)."""
 
     text: Text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SCHEMA)
 class Storyline:
     """One kind of hospital stay, from admission to discharge.
 
@@ -128,28 +176,28 @@ class Storyline:
     admission_locations: tuple[str, ...]
     discharge_locations: tuple[str, ...]
     chief_complaints: Text
-    diagnosis: Diagnosis
+    diagnosis: NamedDiagnosis
     hpi: Text
     course: tuple[Text, ...]
     instructions: Text
-    medications: tuple[Medication, ...] = ()
-    secondary: tuple[Diagnosis, ...] = ()
-    procedures: tuple[Procedure, ...] = ()
+    medications: tuple[NamedMedication, ...] = ()
+    secondary: tuple[NamedDiagnosis, ...] = ()
+    procedures: tuple[NamedProcedure, ...] = ()
     findings: tuple[Finding, ...] = ()
-    complications: tuple[Complication, ...] = ()
+    complications: tuple[NamedComplication, ...] = ()
     social: tuple[SocialFact, ...] = ()
     sexes: str = "FM"
     next_storylines: tuple[str, ...] = ()
     followup: Text = field(default=("Please follow up with your primary care physician within 1-2 weeks.",))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=_SCHEMA)
 class Comorbidity:
     """A chronic condition a patient carries across admissions, with the home medications that treat it."""
 
     key: str
-    diagnosis: Diagnosis
-    medications: tuple[Medication, ...]
+    diagnosis: NamedDiagnosis
+    medications: tuple[NamedMedication, ...]
     prevalence: float
     min_age: int = 18
     sexes: str = "FM"

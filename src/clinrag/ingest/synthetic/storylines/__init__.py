@@ -1,36 +1,28 @@
-"""Every storyline and comorbidity of the synthetic cohort, gathered from the per-specialty modules.
+"""Every storyline and comorbidity of the synthetic cohort, read from the YAML files beside this module.
+
+The content (phrasings, codes, medications) is data, one file a specialty (``01-medicine.yaml``, ...) and
+``comorbidities.yaml``; :mod:`.loader` reads and checks them, and :mod:`clinrag.ingest.synthetic.model` is their
+schema. A new storyline is a new entry in a file (or a new file), no Python.
 
 Example:
     >>> storyline_by_key("hip_fracture").diagnosis.code
     'S72001A'
 """
 
-from clinrag.ingest.synthetic.model import Storyline
-from clinrag.ingest.synthetic.storylines import (
-    cardiology,
-    medicine,
-    neurology,
-    obstetrics,
-    orthopaedics,
-    psychiatry,
-    surgery,
-    urology,
-)
-from clinrag.ingest.synthetic.storylines.comorbidities import COMORBIDITIES
+from importlib import resources
+
+from clinrag.ingest.synthetic.model import Comorbidity, Storyline
+from clinrag.ingest.synthetic.storylines.loader import load_storylines
 
 __all__ = ["COMORBIDITIES", "STORYLINES", "storyline_by_key"]
 
-STORYLINES: tuple[Storyline, ...] = (
-    *medicine.STORYLINES,
-    *cardiology.STORYLINES,
-    *surgery.STORYLINES,
-    *orthopaedics.STORYLINES,
-    *psychiatry.STORYLINES,
-    *neurology.STORYLINES,
-    *obstetrics.STORYLINES,
-    *urology.STORYLINES,
-)
-"""All storylines, in a stable order (by module, then as each module lists them)."""
+_CONTENT = load_storylines(resources.files(__name__))
+
+STORYLINES: tuple[Storyline, ...] = _CONTENT.storylines
+"""All storylines, in a stable order (by file name, then as each file lists them)."""
+
+COMORBIDITIES: tuple[Comorbidity, ...] = _CONTENT.comorbidities
+"""The chronic conditions a patient may carry, as ``comorbidities.yaml`` lists them."""
 
 _BY_KEY: dict[str, Storyline] = {storyline.key: storyline for storyline in STORYLINES}
 
