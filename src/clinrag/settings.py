@@ -100,6 +100,29 @@ class IndexSettings(Group):
     )
     qdrant_url: str | None = Field(None, description="Qdrant server URL (backend=server); unset: local mode on disk.")
     qdrant_api_key: str | None = Field(None, description="Qdrant server API key (backend=server).")
+    qdrant_shards: int = Field(
+        1, ge=1, le=1024, description="Shards of each new leaf collection on a Qdrant cluster (backend=server)."
+    )
+    qdrant_replicas: int = Field(
+        1, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (backend=server; 1: no replica)."
+    )
+
+
+class ScaleSettings(Group):
+    """The engine that chunks and embeds (`clinrag ingest` and `clinrag index build`; docs/scaling.md)."""
+
+    engine: Literal["local", "ray"] = Field(
+        "local", description="local: this process; ray: a Ray Data pipeline (pip install 'clinrag[scale]')."
+    )
+    ray_address: str | None = Field(
+        None,
+        description="Ray cluster to join (ray.init(address=...): 'auto', 'ray://HOST:10001'); unset: RAY_ADDRESS, "
+        "else Ray started in this process on this machine.",
+    )
+    workers: int = Field(2, ge=1, le=4096, description="Embedder actors and chunking tasks that run at once.")
+    window: int = Field(
+        20_000, ge=1, le=10_000_000, description="Chunks (or notes) handed to Ray per pipeline run; bounds memory."
+    )
 
 
 class RetrieveSettings(Group):
@@ -300,6 +323,7 @@ class Settings(BaseSettings):
     synth: SynthSettings = Field(default_factory=SynthSettings, description="Synthetic cohort.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="Ingestion and chunking.")
     index: IndexSettings = Field(default_factory=IndexSettings, description="Embedding and storage.")
+    scale: ScaleSettings = Field(default_factory=ScaleSettings, description="Chunking and embedding engine.")
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings, description="Searching.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering and verification.")
     federation: FederationSettings = Field(default_factory=FederationSettings, description="Federation of nodes.")

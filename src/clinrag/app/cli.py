@@ -32,6 +32,14 @@ from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.openai_api import api_app
 from clinrag.app.pubmed_cli import pubmed_app
+from clinrag.app.scale_cli import (
+    EngineOption,
+    RayAddressOption,
+    WorkersOption,
+    engine_session,
+    note_chunker,
+    scale_overrides,
+)
 from clinrag.app.search_cli import search_command
 from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
@@ -138,6 +146,9 @@ def ingest_command(
     ] = None,
     store: Annotated[Path | None, typer.Option(help="Chunk store file (default: DATA_DIR/ORG/chunks.sqlite).")] = None,
     chunk_max_chars: Annotated[int | None, typer.Option(help="Longest chunk body in characters.")] = None,
+    engine: EngineOption = None,
+    ray_address: RayAddressOption = None,
+    workers: WorkersOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Turn MIMIC-IV (or FHIR R4) notes and tables into chunks, idempotently.
@@ -147,14 +158,22 @@ def ingest_command(
     Malformed rows are reported with file and line and skipped; the rest is ingested. A FHIR export (Bulk Data
     NDJSON or Bundles) is read as the same rows; see docs/ingestion.md.
 
+    With --engine ray, notes are chunked by a Ray Data pipeline (docs/scaling.md); the chunks are the same.
+
     Example: clinrag ingest data/cohort/hospitals/A
     """
-    loaded = settings_for(config, {"ingest": {"chunk_max_chars": chunk_max_chars}})
+    overrides = {"ingest": {"chunk_max_chars": chunk_max_chars}, **scale_overrides(engine, ray_address, workers)}
+    loaded = settings_for(config, overrides)
     reader = open_reader(source)  # MIMIC-IV or FHIR; says what it looked for when the folder is neither
     chosen = load_source_config(source, org)
     path = store or loaded.settings.paths.data_dir / chosen.org / "chunks.sqlite"
     started = time.perf_counter()
-    with ChunkStore.open(path) as chunk_store, progress(f"ingesting {chosen.org}", None) as advance:
+    scale = loaded.settings.scale
+    with (
+        engine_session(scale),
+        ChunkStore.open(path) as chunk_store,
+        progress(f"ingesting {chosen.org}", None) as advance,
+    ):
         summary = ingest_mimic(
             source,
             chunk_store,
@@ -162,6 +181,7 @@ def ingest_command(
             chosen.org,
             on_progress=lambda stage, done: advance(done),
             reader=reader,
+            chunker=note_chunker(scale),
         )
         total = chunk_store.count()
     materialise(source, population_path(path.parent), chosen.org, reader)  # the node's counting tables (issue 17)

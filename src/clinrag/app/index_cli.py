@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 
 from clinrag.app.console import ConfigOption, console, progress, settings_for
+from clinrag.app.scale_cli import EngineOption, RayAddressOption, WorkersOption, engine_session, scale_overrides
 from clinrag.errors import ConfigError, StoreError
 from clinrag.index.backend import drop_indexes, leaf_names
 from clinrag.index.edge import EdgeStore, SnapshotInfo, snapshot_leaf
@@ -33,13 +34,18 @@ NodeArgument = Annotated[Path, typer.Argument(help="Node folder holding chunks.s
 def build_command(
     node: NodeArgument,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Delete the existing indexes and build anew.")] = False,
+    engine: EngineOption = None,
+    ray_address: RayAddressOption = None,
+    workers: WorkersOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Embed and index every chunk of the node, one shard per leaf; later runs only add and remove what changed.
 
+    With --engine ray the embedder runs as a Ray Data actor pool (docs/scaling.md); the indexes are the same.
+
     Example: clinrag index build data/demo/nodes/A
     """
-    settings = settings_for(config).settings
+    settings = settings_for(config, scale_overrides(engine, ray_address, workers)).settings
     chunks_path = node / CHUNKS_FILE
     if not chunks_path.is_file():
         raise ConfigError(f"{chunks_path}: no chunk store; run 'clinrag ingest' for this node first")
@@ -47,14 +53,25 @@ def build_command(
         drop_indexes(node / INDEX_DIR, settings.index)  # server collections too, not only folders
     embedder = embedder_from(settings.index, settings.paths.cache_dir)
     started = time.perf_counter()
-    with ChunkStore.open(chunks_path) as chunks, progress("indexing", chunks.count()) as advance:
+    with (
+        engine_session(settings.scale),
+        ChunkStore.open(chunks_path) as chunks,
+        progress("indexing", chunks.count()) as advance,
+    ):
         totals: dict[str, int] = {}
 
         def report(leaf: str, done: int) -> None:
             totals[leaf] = done
             advance(sum(totals.values()))
 
-        summary = build_indexes(chunks, node / INDEX_DIR, embedder, report, index=settings.index)
+        if settings.scale.engine == "ray":
+            from clinrag.index.scale.build import build_indexes_ray
+
+            summary = build_indexes_ray(
+                chunks, node / INDEX_DIR, settings.index, settings.scale, settings.paths.cache_dir, report
+            )
+        else:
+            summary = build_indexes(chunks, node / INDEX_DIR, embedder, report, index=settings.index)
     table = Table(title=f"Indexes of {node} with {summary.embedder_id} ({time.perf_counter() - started:.1f} s)")
     for column in ("leaf", "added", "removed", "kept", "chunks/s"):
         table.add_column(column, justify="left" if column == "leaf" else "right")

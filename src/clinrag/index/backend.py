@@ -115,7 +115,7 @@ def create_leaf_store(
         return EdgeStore.create(index_root / leaf, manifest)
     client, name = _server_client(index_root, leaf, chosen, create=True)
     try:
-        return ServerStore.create(client, name, manifest)
+        return ServerStore.create(client, name, manifest, chosen.qdrant_shards, chosen.qdrant_replicas)
     except Exception:
         client.close()
         raise

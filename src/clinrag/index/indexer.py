@@ -172,9 +172,12 @@ def index_chunks(
     return done
 
 
-def _open_or_create(
+def open_or_create_leaf(
     index_root: Path, leaf: str, chunks: ChunkStore, embedder: Embedder, settings: IndexSettings | None, exists: bool
 ) -> VectorStore:
+    """The index of ``leaf``: opened (and checked against ``embedder``) when it ``exists``, else created with a
+    manifest whose BM25 average length is measured on the leaf's first chunks in ``chunks`` (so any engine that
+    indexes the same chunk store writes the same manifest and the same sparse vectors)."""
     if exists:
         store = open_leaf_store(index_root, leaf, settings)
         try:
@@ -188,7 +191,7 @@ def _open_or_create(
     return create_leaf_store(index_root, leaf, manifest, settings)
 
 
-class _Sorter:
+class ChangeSorter:
     """Sorts a leaf's chunks against what its index holds: `fresh` yields the chunks to embed (ids not stored)
     and, on the way, rewrites the payloads of stored chunks whose digest differs (metadata changed, text not)."""
 
@@ -200,6 +203,7 @@ class _Sorter:
         self._pending: list[Chunk] = []
 
     def fresh(self, chunks: Iterator[Chunk]) -> Iterator[Chunk]:
+        """The chunks of ``chunks`` the index lacks; stored ones whose payload changed are rewritten on the way."""
         for chunk in chunks:
             if chunk.chunk_id not in self.stored:
                 yield chunk
@@ -210,6 +214,7 @@ class _Sorter:
         self.flush()
 
     def flush(self) -> None:
+        """Rewrite the payloads collected so far."""
         if self._pending:
             with self.lock:  # `index_chunks` writes to the same store from its writer thread
                 self.store.replace_payloads(self._pending)
@@ -217,7 +222,7 @@ class _Sorter:
             self._pending = []
 
 
-def _finish(store: VectorStore, optimize: bool) -> None:
+def finish_leaf(store: VectorStore, optimize: bool) -> None:
     """Rebuild the vector index after a bulk load (if asked), then flush and close."""
     try:
         if optimize:
@@ -245,7 +250,7 @@ def build_indexes(
         finishing: list[Future[None]] = []
         for leaf in leaves:
             started = time.perf_counter()
-            store = _open_or_create(index_root, leaf, chunks, embedder, index, leaf in existing)
+            store = open_or_create_leaf(index_root, leaf, chunks, embedder, index, leaf in existing)
             try:
                 stored = store.digests()
                 stale = stored.keys() - chunks.chunk_ids(dept=leaf)
@@ -253,13 +258,13 @@ def build_indexes(
                 for chunk_id in stale:
                     del stored[chunk_id]
                 lock = threading.Lock()
-                sorter = _Sorter(store, stored, lock)
+                sorter = ChangeSorter(store, stored, lock)
                 report = partial(on_progress, leaf) if on_progress else None
                 added = index_chunks(store, sorter.fresh(chunks.chunks(dept=leaf)), embedder, report, reuse, lock)
             except BaseException:
                 store.close()
                 raise
-            finishing.append(closer.submit(_finish, store, added >= OPTIMIZE_AFTER))
+            finishing.append(closer.submit(finish_leaf, store, added >= OPTIMIZE_AFTER))
             summary.leaves[leaf] = LeafSummary(
                 added=added,
                 removed=len(stale),

@@ -82,14 +82,19 @@ class ServerStore:
         return QdrantClient(path=str(path))
 
     @classmethod
-    def create(cls, client: QdrantClient, name: str, manifest: IndexManifest) -> ServerStore:
-        """A new collection ``name`` (which must not exist) with payload indexes and the manifest."""
+    def create(
+        cls, client: QdrantClient, name: str, manifest: IndexManifest, shards: int = 1, replicas: int = 1
+    ) -> ServerStore:
+        """A new collection ``name`` (which must not exist) with payload indexes and the manifest, in ``shards``
+        shards of ``replicas`` copies each on a Qdrant cluster (local mode and a single server ignore both)."""
         if client.collection_exists(name):
             raise StoreError(f"collection {name} exists already; open it, or delete it to rebuild")
         client.create_collection(
             name,
             vectors_config={DENSE: models.VectorParams(size=manifest.dimension, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            shard_number=shards,
+            replication_factor=replicas,
         )
         with warnings.catch_warnings():  # local mode warns that it ignores payload indexes; servers use them
             warnings.filterwarnings("ignore", message="Payload indexes have no effect", category=UserWarning)

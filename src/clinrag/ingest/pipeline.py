@@ -65,6 +65,22 @@ class _Admission:
     dischtime: datetime | None
 
 
+@dataclass(frozen=True)
+class NoteWork:
+    """One note to (re)chunk, with what its chunks carry besides its text; a picklable unit of work for an engine."""
+
+    note: Note
+    name: str | None
+    admission: _Admission | None
+    service: str | None
+    digest: str
+
+
+NoteChunker = Callable[[Iterator[NoteWork], SourceConfig, IngestSettings], Iterator[tuple[NoteWork, list[Chunk]]]]
+"""Turns notes to chunk into (note, its chunks) pairs, in input order: `local_note_chunker` in this process, or
+`clinrag.ingest.scale.chunking.ray_note_chunker` as a Ray Data pipeline. Every chunker calls `note_chunks`."""
+
+
 def _digest(*parts: object) -> str:
     hasher = hashlib.blake2b(digest_size=16)
     for part in parts:
@@ -118,6 +134,23 @@ def note_chunks(
     return chunks
 
 
+def local_note_chunker(
+    work: Iterator[NoteWork], config: SourceConfig, settings: IngestSettings
+) -> Iterator[tuple[NoteWork, list[Chunk]]]:
+    """The local engine: each note chunked in this process as it comes.
+
+    Example:
+        >>> from clinrag.ingest.source import SourceConfig
+        >>> note = Note(note_id="1-DS-1", subject_id=1, hadm_id=None, note_type="DS", text="HPI: chest pain.")
+        >>> work = NoteWork(note, "Ann Lee", None, None, "d")
+        >>> pairs = local_note_chunker(iter([work]), SourceConfig(org="A"), IngestSettings())
+        >>> [(w.note.note_id, len(c)) for w, c in pairs]
+        [('1-DS-1', 1)]
+    """
+    for item in work:
+        yield item, note_chunks(item.note, config, settings, item.name, item.admission, item.service)
+
+
 class _Ingestion:
     """One pass over one MIMIC folder: the state its stages share."""
 
@@ -128,8 +161,10 @@ class _Ingestion:
         settings: IngestSettings,
         config: SourceConfig,
         progress: ProgressCallback,
+        chunker: NoteChunker = local_note_chunker,
     ) -> None:
         self.reader, self.store, self.settings, self.config, self.progress = reader, store, settings, config, progress
+        self.chunker = chunker
         root = reader.root
         self.summary = IngestSummary(org=config.org, source=str(root))
         self.fingerprint = settings.model_dump_json()
@@ -176,24 +211,30 @@ class _Ingestion:
         scope = f"{self.config.org}:note:discharge"
         note_services: dict[int, str | None] = {}
         count = 0
-        for count, note in enumerate(self.reader.notes(self.summary.report), start=1):
-            hadm = note.hadm_id
-            name = self.names.get(note.subject_id)
-            admission = self.admissions.get(hadm) if hadm is not None else None
-            service = self.services.get(hadm) if hadm is not None else None
-            digest = _digest(
-                self.fingerprint, self.config, name, admission, service, note.charttime, note.note_type, note.text
-            )
-            source_id = f"note:{note.note_id}"
-            if self.store.is_current(self.run, source_id, digest):
-                self.summary.outcome("note", "unchanged")
-            else:
-                chunks = note_chunks(note, self.config, self.settings, name, admission, service)
-                self.summary.outcome("note", self.store.put_source(self.run, scope, source_id, digest, chunks))
-                self.summary.chunks_written += len(chunks)
-            if hadm is not None and hadm not in self.services:
-                note_services[hadm] = self.config.service_code(note_service(note.text))
-            self._tick(count, "notes", 100)
+
+        def to_chunk() -> Iterator[NoteWork]:
+            """The notes not stored as they are (the others are marked as seen); commits as the local engine."""
+            nonlocal count
+            for count, note in enumerate(self.reader.notes(self.summary.report), start=1):
+                hadm = note.hadm_id
+                name = self.names.get(note.subject_id)
+                admission = self.admissions.get(hadm) if hadm is not None else None
+                service = self.services.get(hadm) if hadm is not None else None
+                digest = _digest(
+                    self.fingerprint, self.config, name, admission, service, note.charttime, note.note_type, note.text
+                )
+                if self.store.is_current(self.run, f"note:{note.note_id}", digest):
+                    self.summary.outcome("note", "unchanged")
+                else:
+                    yield NoteWork(note, name, admission, service, digest)
+                if hadm is not None and hadm not in self.services:
+                    note_services[hadm] = self.config.service_code(note_service(note.text))
+                self._tick(count, "notes", 100)
+
+        for work, chunks in self.chunker(to_chunk(), self.config, self.settings):
+            source_id = f"note:{work.note.note_id}"
+            self.summary.outcome("note", self.store.put_source(self.run, scope, source_id, work.digest, chunks))
+            self.summary.chunks_written += len(chunks)
         self.summary.notes = count
         self.services.update(note_services)
         self._finish_scope(scope, "note", "notes", count)
@@ -249,13 +290,14 @@ def ingest_mimic(
     org: str | None = None,
     on_progress: ProgressCallback | None = None,
     reader: SourceReader | None = None,
+    chunker: NoteChunker = local_note_chunker,
 ) -> IngestSummary:
     """Ingest the MIMIC-IV folder ``root`` (hosp/ and note/) into ``store``; see the module docstring. ``reader``
     reads another kind of source as MIMIC rows (`clinrag.ingest.formats.open_reader`: a FHIR export), whose own
-    tables are chunked after MIMIC's."""
+    tables are chunked after MIMIC's; ``chunker`` chunks the notes (`local_note_chunker`, or a Ray pipeline)."""
     config = load_source_config(root, org)
     reader = reader or MimicReader(root)
-    ingestion = _Ingestion(reader, store, settings, config, on_progress or (lambda stage, done: None))
+    ingestion = _Ingestion(reader, store, settings, config, on_progress or (lambda stage, done: None), chunker)
     stages = [("registry", ingestion.registry), ("notes", ingestion.notes)]
     tables = [*settings.tables, *(t for t in reader.extra_tables if t not in settings.tables)]
     stages += [(table, partial(ingestion.table, table)) for table in tables]
