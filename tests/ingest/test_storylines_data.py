@@ -223,6 +223,8 @@ def test_a_valid_file_loads_with_named_entries_resolved(tmp_path: Path) -> None:
             "storyline 'flu': next_storylines.0: no storyline 'flue'",
         ),
         (("{drug: Aspirin,", "{drug: Aspirin"), "x.yaml: not valid YAML"),
+        (("with {history}", "with {histroy}"), "x.yaml: storyline 'flu': hpi.0: unknown placeholder {histroy}"),
+        (("treated for {diagnosis}", "treated for {diagnosis"), "x.yaml: storyline 'flu': course.0.0: expected '}'"),
     ],
     ids=[
         "type",
@@ -235,6 +237,8 @@ def test_a_valid_file_loads_with_named_entries_resolved(tmp_path: Path) -> None:
         "section",
         "next",
         "yaml",
+        "placeholder",
+        "brace",
     ],
 )
 def test_a_malformed_file_is_reported_with_file_storyline_and_field(

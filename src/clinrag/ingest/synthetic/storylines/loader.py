@@ -21,8 +21,9 @@ Example:
 
 from __future__ import annotations
 
+import string
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -31,7 +32,17 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from clinrag.errors import ConfigError
-from clinrag.ingest.synthetic.model import Comorbidity, Complication, Diagnosis, Medication, Procedure, Storyline
+from clinrag.ingest.synthetic.model import (
+    CONTEXT_PLACEHOLDERS,
+    FACT_PLACEHOLDERS,
+    PATIENT_PLACEHOLDERS,
+    Comorbidity,
+    Complication,
+    Diagnosis,
+    Medication,
+    Procedure,
+    Storyline,
+)
 
 CATALOGS: dict[str, type[Any]] = {
     "medications": Medication,
@@ -123,9 +134,36 @@ def _read_file(name: str, text: str, problems: list[str]) -> dict[str, list[Any]
         for position, raw in enumerate(items):
             where = f"{name}: {_entry_name(_ONE[section], raw, position)}"
             value = _validate(adapter, raw, where, context, problems)
+            if isinstance(value, Storyline):
+                _check_placeholders(value, where, problems)
             if value is not None:
                 found[section].append(value)
     return found
+
+
+def _templates(storyline: Storyline) -> Iterator[tuple[str, str]]:
+    """Every text the renderer fills with placeholders (findings are written as they are), with its field."""
+    for name in ("chief_complaints", "hpi", "instructions", "followup"):
+        texts: tuple[str, ...] = getattr(storyline, name)
+        yield from ((f"{name}.{i}", text) for i, text in enumerate(texts))
+    for p, paragraph in enumerate(storyline.course):
+        yield from ((f"course.{p}.{i}", text) for i, text in enumerate(paragraph))
+    for c, complication in enumerate(storyline.complications):
+        yield from ((f"complications.{c}.course.{i}", text) for i, text in enumerate(complication.course))
+    for f, fact in enumerate(storyline.social):
+        yield from ((f"social.{f}.text.{i}", text) for i, text in enumerate(fact.text))
+
+
+def _check_placeholders(storyline: Storyline, where: str, problems: list[str]) -> None:
+    allowed = PATIENT_PLACEHOLDERS | CONTEXT_PLACEHOLDERS | FACT_PLACEHOLDERS
+    for field, text in _templates(storyline):
+        try:
+            names = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        except ValueError as error:
+            problems.append(f"{where}: {field}: {error} (a placeholder is written {{name}})")
+            continue
+        for name in sorted(names - allowed):
+            problems.append(f"{where}: {field}: unknown placeholder {{{name}}} (known: {', '.join(sorted(allowed))})")
 
 
 def _check_keys(storylines: list[Storyline], comorbidities: list[Comorbidity], problems: list[str]) -> None:
