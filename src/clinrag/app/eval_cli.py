@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +21,7 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
+from clinrag.app.local_federation import start_demo_federation
 from clinrag.errors import ClinragError
 from clinrag.evaluate.suites import (
     RunReport,
@@ -32,7 +34,9 @@ from clinrag.evaluate.suites import (
     run_suites,
     write_run,
 )
+from clinrag.evaluate.suites.context import RunningFederation
 from clinrag.evaluate.suites.discharge import DischargeSuite
+from clinrag.evaluate.suites.grid import GridSuite
 from clinrag.evaluate.suites.report import markdown_table
 
 eval_app = typer.Typer(
@@ -74,6 +78,12 @@ class RunOptions:
         return self.out or Path("eval") / default
 
 
+def demo_federation(context: SuiteContext) -> AbstractContextManager[RunningFederation]:
+    """The context's demo federation started in this process (`start_demo_federation`): what suites that measure
+    through the federation (``trend``) run against."""
+    return start_demo_federation(context.demo, context.embedder(), context.settings.retrieve)
+
+
 def execute(suites: Sequence[Suite], options: RunOptions, default_out: str) -> RunReport:
     """Run ``suites`` with a progress bar, write the reports into ``--out`` and print each suite's tables; a
     `ClinragError` (missing inputs: exit 2) is shown and exits with its status."""
@@ -83,7 +93,13 @@ def execute(suites: Sequence[Suite], options: RunOptions, default_out: str) -> R
     context: SuiteContext | None = None
     try:
         context = SuiteContext(
-            options.demo, options.work or loaded.paths.cache_dir / "eval", loaded, options.seed, generators, out
+            options.demo,
+            options.work or loaded.paths.cache_dir / "eval",
+            loaded,
+            options.seed,
+            generators,
+            out,
+            federation=demo_federation,
         )
         with progress("eval", None) as report_to:
             report = run_suites(suites, context, report_to)
@@ -209,6 +225,49 @@ def population_command(
     Example: clinrag eval population --demo data/demo --out eval/population
     """
     _suite_command("population", RunOptions(demo, out, 0, "extractive", quick, work, config))
+
+
+@eval_app.command("trend")
+def trend_command(
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """The federated-RAG evaluation on the demo federation, started here (identity providers, nodes, root on
+    127.0.0.1): centralised, federated and each demo user; ixn, recall@10, nDCG@10, ROUGE-1/L, BLEU, faithfulness,
+    answer and context relevance, negative rejection, noise robustness, information integration, population
+    exactness; the access heatmap and answer relevance against ixn.
+
+    Example: clinrag eval trend --demo data/demo --out eval/trend
+    """
+    _suite_command("trend", RunOptions(demo, out, seed, "extractive", quick, work, config))
+
+
+@eval_app.command("grid")
+def grid_command(
+    grid: Annotated[
+        Path | None,
+        typer.Option(help="Grid file (YAML): values, questions and weights [the packaged 64-combination grid]."),
+    ] = None,
+    demo: DemoOption = Path("data/demo"),
+    out: OutOption = None,
+    seed: SeedOption = 0,
+    quick: QuickOption = False,
+    work: WorkOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Every combination of a parameter grid (chunk size, name prefixing, k, fetch_k, mode, MMR λ, threshold,
+    generator, temperature) run end to end on one hospital's notes and ranked by the grid's weighted score; nodes
+    and runs that combinations share are built once.
+
+    Example: clinrag eval grid --out eval/grid
+    Example: clinrag eval grid --grid my-grid.yaml --out eval/my-grid
+    """
+    suite = GridSuite(grid=grid, limit=4, per_kind=3, rejection=2) if quick else GridSuite(grid=grid)
+    execute([suite], RunOptions(demo, out, seed, "extractive", quick, work, config), "grid")
 
 
 @eval_app.command("discharge")

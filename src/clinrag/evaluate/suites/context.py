@@ -12,17 +12,36 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from clinrag.evaluate.suites.base import SuiteInputError
+from clinrag.federation.root import OrgEndpoint
 from clinrag.generate.llm import Generator, generator_from
 from clinrag.index.embed import Embedder, embedder_from
 from clinrag.settings import Settings
 
 GENERATORS: Final = ("extractive", "local", "openai")
 """Generator names a suite can be asked to compare (`AnswerSettings.generator`)."""
+
+
+class RunningFederation(Protocol):
+    """A federation serving the demo's nodes on loopback, for a suite that measures through it (``trend``)."""
+
+    def orgs(self, policies: bool = True) -> list[OrgEndpoint]:
+        """The organisations as the root sees them, with the demo's policies or with policies off."""
+        ...
+
+    def token(self, subject: str) -> str:
+        """An ID token of the demo user ``subject`` from their hospital's identity provider."""
+        ...
+
+
+FederationStarter = Callable[["SuiteContext"], AbstractContextManager[RunningFederation]]
+"""Starts the demo federation for a context (``clinrag eval``: `clinrag.app.local_federation`), stopped on exit."""
 
 
 @dataclass
@@ -36,6 +55,8 @@ class SuiteContext:
     seed: int = 0
     generators: tuple[str, ...] = ("extractive",)
     out: Path | None = None
+    federation: FederationStarter | None = None
+    """How to start the demo federation (suites that measure through it; None: they say it is missing)."""
     _embedder: Embedder | None = field(default=None, repr=False)
     _loaded: dict[str, Generator | None] = field(default_factory=dict, repr=False)
 
@@ -90,6 +111,14 @@ class SuiteContext:
         folder = self.out / suite
         folder.mkdir(parents=True, exist_ok=True)
         return folder
+
+    def start_federation(self) -> AbstractContextManager[RunningFederation]:
+        """The running demo federation (stopped when the ``with`` block ends), or `SuiteInputError` when this
+        context cannot start one."""
+        self.require_nodes()
+        if self.federation is None:
+            raise SuiteInputError("this run cannot start the demo federation (run it with 'clinrag eval')")
+        return self.federation(self)
 
     def embedder(self) -> Embedder:
         """The settings' embedder, loaded once."""

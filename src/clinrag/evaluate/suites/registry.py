@@ -37,11 +37,21 @@ def _builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED.append(True)
-    from clinrag.evaluate.suites import answers, calculators, discharge, literature, population, retrieval, safety
+    from clinrag.evaluate.suites import (
+        answers,
+        calculators,
+        discharge,
+        grid,
+        literature,
+        population,
+        retrieval,
+        safety,
+        trend,
+    )
 
     known = dict(_SUITES)  # registered before the built-ins were loaded: kept, and they win
     _SUITES.clear()
-    for module in (retrieval, answers, safety, calculators, discharge, literature, population):
+    for module in (retrieval, answers, safety, calculators, discharge, literature, population, trend, grid):
         module.register_suite(register)
     _SUITES.update(known)
 

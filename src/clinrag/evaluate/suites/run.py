@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import platform
 import time
 from collections.abc import Mapping, Sequence
@@ -92,6 +93,7 @@ def run_suites(suites: Sequence[Suite], context: SuiteContext, progress: Progres
             "clinrag": _version(),
             "python": platform.python_version(),
             "started_at": started_at,
+            "load_average_start": _load(),
         }
     )
     began = time.perf_counter()
@@ -102,7 +104,16 @@ def run_suites(suites: Sequence[Suite], context: SuiteContext, progress: Progres
         result.seconds = time.perf_counter() - started
         report.results.append(result)
     report.run["seconds"] = round(time.perf_counter() - began, 1)
+    report.run["load_average_end"] = _load()
     return report
+
+
+def _load() -> list[float] | None:
+    """`os.getloadavg` (1, 5 and 15 minutes): other work on the machine slows every timing of the run."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:  # pragma: no cover - a platform without it
+        return None
 
 
 def write_run(report: RunReport, out: Path) -> list[Path]:
