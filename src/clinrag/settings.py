@@ -17,13 +17,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from clinrag.errors import ConfigError
+from clinrag.plugins import EMBEDDERS, GENERATORS, plugin_names
 
 CONFIG_ENV = "CLINRAG_CONFIG"
 DEFAULT_CONFIG_NAME = "clinrag.toml"
+
+
+BUILT_IN_EMBEDDERS: tuple[str, ...] = ("minilm-onnx", "sentence-transformers", "openai")
+"""Embedders clinrag ships; plugins add others (`clinrag.plugins`)."""
+
+BUILT_IN_GENERATORS: tuple[str, ...] = ("extractive", "local", "openai")
+"""Generators clinrag ships; plugins add others."""
+
+
+def _known(name: str, built_in: tuple[str, ...], group: str) -> str:
+    """``name`` when it is built in or an installed plugin's; otherwise a ValueError listing the choices."""
+    if name in built_in or name in plugin_names(group):
+        return name
+    choices = ", ".join((*built_in, *plugin_names(group)))
+    raise ValueError(f"unknown {name!r}: one of {choices} (or a plugin registered under {group})")
 
 
 class Group(BaseModel):
@@ -76,9 +92,17 @@ class IngestSettings(Group):
 class IndexSettings(Group):
     """Embedding and the vector + BM25 store (`clinrag index`)."""
 
-    embedder: Literal["minilm-onnx", "sentence-transformers", "openai"] = Field(
-        "minilm-onnx", description="Embedding model: the bundled int8 ONNX MiniLM, a local model dir, or a server."
+    embedder: str = Field(
+        "minilm-onnx",
+        description="Embedding model: minilm-onnx (the bundled int8 ONNX MiniLM), sentence-transformers (a local model "
+        "dir), openai (a server), or the name of an installed plugin (entry point group clinrag.embedders).",
     )
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, name: str) -> str:
+        return _known(name, BUILT_IN_EMBEDDERS, EMBEDDERS)
+
     model_dir: Path | None = Field(
         None, description="sentence-transformers model directory (embedder=sentence-transformers)."
     )
@@ -162,9 +186,17 @@ class RetrieveSettings(Group):
 class AnswerSettings(Group):
     """Answering questions (`clinrag ask`): the generator, the sources it sees, and how answers are verified."""
 
-    generator: Literal["extractive", "local", "openai"] = Field(
-        "extractive", description="Who writes the answer: extractive (no model), local (llama.cpp GGUF) or openai."
+    generator: str = Field(
+        "extractive",
+        description="Who writes the answer: extractive (no model), local (llama.cpp GGUF), openai, or the name of an "
+        "installed plugin (entry point group clinrag.generators).",
     )
+
+    @field_validator("generator")
+    @classmethod
+    def _known_generator(cls, name: str) -> str:
+        return _known(name, BUILT_IN_GENERATORS, GENERATORS)
+
     sources: int = Field(5, ge=1, le=50, description="Retrieved chunks given to the generator as numbered sources.")
     max_tokens: int = Field(256, ge=16, le=4096, description="Longest generated answer, in tokens.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0: deterministic).")

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.plugins import GENERATORS, load_plugin
 from clinrag.settings import AnswerSettings, PathSettings
 
 Messages = list[dict[str, str]]
@@ -112,7 +113,7 @@ class OpenAIChatGenerator:
 
 
 def generator_from(settings: AnswerSettings, paths: PathSettings) -> Generator | None:
-    """The generator the settings choose (None for the extractive answerer).
+    """The generator the settings choose (None for the extractive answerer), built in or an installed plugin's.
 
     Example:
         >>> generator_from(AnswerSettings(), PathSettings()) is None
@@ -120,6 +121,13 @@ def generator_from(settings: AnswerSettings, paths: PathSettings) -> Generator |
     """
     if settings.generator == "extractive":
         return None
+    if settings.generator not in ("local", "openai"):  # an installed package's generator (`clinrag.plugins`)
+        made = load_plugin(GENERATORS, settings.generator)(settings, paths)
+        if not isinstance(made, Generator):
+            raise ConfigError(
+                f"the generator plugin {settings.generator!r} made {type(made).__name__}, not a Generator"
+            )
+        return made
     if settings.generator == "openai":
         if not settings.openai_base_url:
             raise ConfigError("answer.openai_base_url is not set; set it to the endpoint's /v1 URL")

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from clinrag.errors import ConfigError, MissingDependencyError
 from clinrag.index.quantize import int8_compute_model
+from clinrag.plugins import EMBEDDERS, load_plugin
 from clinrag.settings import IndexSettings
 
 if TYPE_CHECKING:
@@ -247,10 +248,14 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         """The model's output dimension."""
-        return int(self._model.get_sentence_embedding_dimension())
+        model = self._model
+        named = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(named())
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed with the model's own pooling, then normalise."""
+        """Embed with the model's own pooling, then normalise (no texts: no rows, of the model's width)."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True)
         return normalise(vectors)
 
@@ -291,7 +296,7 @@ class OpenAIEmbedder:
                 model=self.model, input=list(texts[start : start + self.batch_size])
             )
             rows.extend(item.embedding for item in sorted(response.data, key=lambda item: item.index))
-        vectors = np.array(rows, dtype=np.float32).reshape(len(rows), -1)
+        vectors = np.array(rows, dtype=np.float32).reshape(len(rows), self._dimension if not rows else -1)
         if rows and vectors.shape[1] != self._dimension:
             raise ConfigError(
                 f"{self.base_url}: model {self.model} returned {vectors.shape[1]} dimensions, "
@@ -301,7 +306,8 @@ class OpenAIEmbedder:
 
 
 def embedder_from(settings: IndexSettings, cache_dir: Path | None = None) -> Embedder:
-    """The embedder the settings choose (not loaded yet); ``cache_dir`` holds derived model files."""
+    """The embedder the settings choose (not loaded yet), built in or an installed plugin's; ``cache_dir`` holds
+    derived model files."""
     if settings.embedder == "minilm-onnx":
         return OnnxMiniLmEmbedder(
             threads=settings.threads, batch_size=settings.batch_size, compute=settings.onnx_compute, cache_dir=cache_dir
@@ -310,6 +316,11 @@ def embedder_from(settings: IndexSettings, cache_dir: Path | None = None) -> Emb
         if settings.model_dir is None:
             raise ConfigError("index.model_dir must name a sentence-transformers model directory")
         return SentenceTransformerEmbedder(settings.model_dir, batch_size=settings.batch_size)
+    if settings.embedder != "openai":  # an installed package's embedder (`clinrag.plugins`)
+        made = load_plugin(EMBEDDERS, settings.embedder)(settings, cache_dir)
+        if not isinstance(made, Embedder):
+            raise ConfigError(f"the embedder plugin {settings.embedder!r} made {type(made).__name__}, not an Embedder")
+        return made
     return OpenAIEmbedder(
         settings.openai_base_url,
         settings.openai_model,
