@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from clinrag.app.chat_service import configured_models
 from clinrag.errors import ConfigError
 from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
 from clinrag.plugins import GENERATORS, plugin_names
 from clinrag.settings import AnswerSettings, PathSettings
 
+UNREACHABLE = "http://127.0.0.1:9/v1"  # port 9: nothing listens; the plugin's client is made, never called
 PROMPT = [{"role": "user", "content": "Name one symptom of a stroke in three words."}]
 PLUGIN = """
 from clinrag.generate.llm import OpenAIChatGenerator
@@ -86,6 +88,10 @@ def test_token_counts_grow_with_the_text(backend: Generator) -> None:
 def test_a_plugin_name_is_a_valid_setting(plugin_on_path: str) -> None:
     assert plugin_on_path in plugin_names(GENERATORS)
     assert AnswerSettings(generator=plugin_on_path).generator == plugin_on_path
+    pytest.importorskip("openai", reason="needs pip install 'clinrag[openai]'")
+    offered = configured_models(AnswerSettings(generator=plugin_on_path, openai_base_url=UNREACHABLE), PathSettings())
+    assert next(iter(offered)) == f"clinrag-{plugin_on_path}"  # the API and the web app offer it first, by its name
+    assert isinstance(offered[f"clinrag-{plugin_on_path}"], OpenAIChatGenerator)
     with pytest.raises(ValueError, match="unknown 'absent'"):
         AnswerSettings(generator="absent")
     with pytest.raises(ConfigError, match=r"no clinrag\.generators plugin named"):

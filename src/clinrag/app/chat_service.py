@@ -30,7 +30,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from annotated_types import MaxLen
 from starlette.concurrency import run_in_threadpool
@@ -50,7 +50,7 @@ from clinrag.generate.routed import answer_routed, routed
 from clinrag.generate.similar_finders import FederatedFinder
 from clinrag.index.embed import Embedder, embedder_from
 from clinrag.index.store import Mode
-from clinrag.settings import AnswerSettings, PathSettings, Settings
+from clinrag.settings import BUILT_IN_GENERATORS, AnswerSettings, PathSettings, Settings
 from clinrag.types import Actor, Answer, SearchFilters
 
 log = logging.getLogger("clinrag.chat")
@@ -305,7 +305,8 @@ def trusted_issuers(orgs: Sequence[OrgEndpoint]) -> list[TrustedIssuer]:
 
 def configured_models(answer: AnswerSettings, paths: PathSettings) -> dict[str, Generator | None]:
     """The models to offer: ``clinrag-extractive`` always; ``clinrag-local`` when the local generator is chosen or a
-    GGUF file is set; ``clinrag-openai`` when an OpenAI-compatible endpoint is set. The settings' own generator
+    GGUF file is set; ``clinrag-openai`` when an OpenAI-compatible endpoint is set; ``clinrag-NAME`` when a plugin's
+    generator NAME is chosen. The settings' own generator
     comes first (the default of most chat UIs and of the web app).
 
     Example:
@@ -314,7 +315,9 @@ def configured_models(answer: AnswerSettings, paths: PathSettings) -> dict[str, 
         >>> list(configured_models(AnswerSettings(generator="openai", openai_base_url="http://h/v1"), PathSettings()))
         ['clinrag-openai', 'clinrag-extractive']
     """
-    chosen: list[Literal["extractive", "local", "openai"]] = ["extractive"]
+    chosen: list[str] = ["extractive"]
+    if answer.generator not in BUILT_IN_GENERATORS:  # an installed plugin's generator, offered by its own name
+        chosen.append(answer.generator)
     if answer.generator == "local" or answer.model_path is not None:
         chosen.append("local")
     if answer.generator == "openai" or answer.openai_base_url:
