@@ -5,6 +5,7 @@ federation helper of ``clinrag eval`` serves the same demo."""
 
 from __future__ import annotations
 
+import shutil
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
@@ -87,8 +88,10 @@ class _Quiet:
         pass
 
 
-def test_the_demo_federation_helper_serves_the_demo(demo_out: Path) -> None:
-    with start_demo_federation(demo_out, EMBEDDER, RetrieveSettings()) as running:
+def test_the_demo_federation_helper_serves_the_demo(demo_out: Path, tmp_path: Path) -> None:
+    # A shard is opened by one holder at a time and the session's federation holds demo_out's: serve a copy.
+    shutil.copytree(demo_out / "nodes", tmp_path / "nodes")
+    with start_demo_federation(tmp_path, EMBEDDER, RetrieveSettings()) as running:
         orgs = running.orgs()
         assert [o.org for o in orgs] == ["A", "B", "C", "LIB"]
         assert orgs[-1].library

@@ -122,6 +122,7 @@ class TrendSuite:
     def run(self, context: SuiteContext, progress: Progress) -> SuiteResult:
         """Build (or reuse) the centralised node, start the federation, ask everything in every scenario, score."""
         context.require_nodes()
+        federation = context.start_federation()  # started below; a context that cannot start one fails here
         cohort_dir = context.require_cohort()
         embedder = context.embedder()
         progress.stage("trend: centralised node", None)
@@ -150,7 +151,7 @@ class TrendSuite:
         scenarios: list[_Scenario] = []
         roots: list[FederationRoot] = []
         try:
-            with context.start_federation() as running:
+            with federation as running:
                 scenarios = self._scenarios(context, running, central_retriever, timed, roots)
                 for scenario in scenarios:
                     self._ask(scenario, questions, rejections, answer_settings, context, progress)
