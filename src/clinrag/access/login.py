@@ -4,6 +4,9 @@
 discovery document, the way a browser would, but without one: it asks for the consent page, posts the page's
 form choosing ``subject``, takes the code from the redirect (which it does not follow), exchanges it at the token
 endpoint and checks the ID token (signature against the issuer's JWKS, issuer, audience, expiry, nonce, subject).
+The OAuth 2 client is authlib's, as in the web app's sign-in (``clinrag.app.web.signin``): it builds the
+authorization URL with the PKCE challenge, checks the redirect's ``state`` and exchanges the code; this module adds
+discovery, the consent form and errors that name the issuer and the step that failed.
 
 The consent form is the one of the demo hospitals' identity providers (``oidc-provider-mock``, see
 ``clinrag.app.idp``): it signs in whoever is named, without a password. Real providers (Keycloak, Entra ID, Okta)
@@ -19,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
 import json
@@ -29,6 +31,7 @@ import ssl
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -36,10 +39,17 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import certifi
-import httpx
 import jwt
+from authlib.integrations.httpx_client import OAuth2Client, OAuthError
+from authlib.oauth2.rfc6749 import MismatchingStateException, MissingCodeException
+from authlib.oauth2.rfc6749.parameters import parse_authorization_code_response
 
 from clinrag.errors import AuthenticationError
+
+try:  # authlib's httpx client is built on httpx2 when that is installed, else on httpx: catch what it raises
+    import httpx2 as transport
+except ImportError:  # pragma: no cover - depends on the environment
+    import httpx as transport  # type: ignore[no-redef]
 
 DEFAULT_CLIENT_ID = "clinrag"
 DEFAULT_REDIRECT_URI = "http://127.0.0.1/callback"
@@ -98,50 +108,38 @@ def sign_in(
         'B.nurse'
     """
     issuer = issuer.rstrip("/")
-    state = secrets.token_urlsafe(32)
-    nonce = secrets.token_urlsafe(32)
-    verifier = secrets.token_urlsafe(64)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode()
-    with httpx.Client(timeout=timeout, follow_redirects=False, verify=_tls_context()) as client:
+    state, nonce, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(32), secrets.token_urlsafe(64)
+    with OAuth2Client(
+        client_id=client_id,
+        client_secret=client_secret,
+        scope=SCOPE,
+        redirect_uri=redirect_uri,
+        code_challenge_method="S256",
+        token_endpoint_auth_method="none" if client_secret is None else "client_secret_basic",
+        timeout=timeout,
+        follow_redirects=False,
+        verify=_tls_context(),
+    ) as client:
         metadata = _discover(client, issuer)
-        authorize_url = str(metadata["authorization_endpoint"])
-        params = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": redirect_uri,
-            "scope": SCOPE,
-            "state": state,
-            "nonce": nonce,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-        }
-        page = _send(client, "GET", authorize_url, issuer, "authorization page", params=params)
-        if page.status_code != httpx.codes.OK:
+        authorize_url, _ = client.create_authorization_url(
+            metadata["authorization_endpoint"], state=state, nonce=nonce, code_verifier=verifier
+        )
+        with _step(issuer, "authorization page"):
+            page = client.request("GET", authorize_url, withhold_token=True)
+        if page.status_code != 200:
             raise AuthenticationError(
                 f"{issuer} refused the authorization request (HTTP {page.status_code}){_reason(page)}"
             )
-        consent = _send(client, "POST", authorize_url, issuer, "consent form", params=params, data={"sub": subject})
+        with _step(issuer, "consent form"):
+            consent = client.request("POST", authorize_url, data={"sub": subject}, withhold_token=True)
         code = _code_from(consent, issuer, subject, redirect_uri, state)
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "client_id": client_id,
-            "code_verifier": verifier,
-        }
-        auth = None if client_secret is None else httpx.BasicAuth(client_id, client_secret)
-        answer = _send(client, "POST", str(metadata["token_endpoint"]), issuer, "token endpoint", data=form, auth=auth)
-        tokens = _json(answer, issuer, "token endpoint")
-        if answer.status_code != httpx.codes.OK:
-            error = tokens.get("error", "error")
-            raise AuthenticationError(
-                f"{issuer} token endpoint refused the code (HTTP {answer.status_code}: {error}"
-                f"{': ' + str(tokens['error_description']) if tokens.get('error_description') else ''})"
-            )
+        with _step(issuer, "token endpoint"):
+            tokens = client.fetch_token(metadata["token_endpoint"], code=code, code_verifier=verifier)
         id_token, access_token = tokens.get("id_token"), tokens.get("access_token")
         if not isinstance(id_token, str) or not isinstance(access_token, str):
             raise AuthenticationError(f"{issuer} token endpoint returned no ID token or no access token")
-        keys = _json(_send(client, "GET", str(metadata["jwks_uri"]), issuer, "JWKS"), issuer, "JWKS")
+        with _step(issuer, "JWKS"):
+            keys = _json(client.request("GET", metadata["jwks_uri"], withhold_token=True), issuer, "JWKS")
     claims = verify_id_token(id_token, keys, issuer, client_id, nonce)
     if claims.get("sub") != subject:
         raise AuthenticationError(f"{issuer} issued an ID token for another subject than {subject!r}")
@@ -150,14 +148,37 @@ def sign_in(
 
 @cache
 def _tls_context() -> ssl.SSLContext:
-    """httpx's default TLS settings, built once: building them takes ~30 ms, a third of a sign-in."""
+    """The TLS settings (certifi's roots), built once: building them per client takes a third of a sign-in."""
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _discover(client: httpx.Client, issuer: str) -> dict[str, Any]:
+@contextlib.contextmanager
+def _step(issuer: str, step: str) -> Iterator[None]:
+    """Turn what the HTTP client or authlib raise during ``step`` into an ``AuthenticationError`` naming both."""
+    try:
+        yield
+    except transport.TimeoutException as exc:
+        raise AuthenticationError(f"identity provider {issuer} timed out ({step}: {type(exc).__name__})") from exc
+    except transport.HTTPStatusError as exc:  # authlib: a token endpoint answering 5xx or no JSON object
+        raise AuthenticationError(
+            f"{issuer} {step} answered HTTP {exc.response.status_code}{_reason(exc.response)}"
+        ) from exc
+    except transport.HTTPError as exc:
+        raise AuthenticationError(
+            f"identity provider unreachable at {issuer} ({step}: {type(exc).__name__}: {exc})"
+        ) from exc
+    except OAuthError as exc:  # the token endpoint's OAuth error, e.g. invalid_client or invalid_grant
+        detail = f": {exc.description}" if exc.description else ""
+        raise AuthenticationError(f"{issuer} {step} refused the code ({exc.error}{detail})") from exc
+    except ValueError as exc:  # authlib: a 2xx token response that is not a JSON object
+        raise AuthenticationError(f"{issuer} {step} answered without a JSON object") from exc
+
+
+def _discover(client: OAuth2Client, issuer: str) -> dict[str, Any]:
     """The issuer's discovery document, checked to name ``issuer`` and the endpoints sign-in needs."""
-    response = _send(client, "GET", f"{issuer}/.well-known/openid-configuration", issuer, "discovery")
-    if response.status_code != httpx.codes.OK:
+    with _step(issuer, "discovery"):
+        response = client.request("GET", f"{issuer}/.well-known/openid-configuration", withhold_token=True)
+    if response.status_code != 200:
         raise AuthenticationError(f"{issuer} is not an OpenID provider: discovery answered HTTP {response.status_code}")
     metadata = _json(response, issuer, "discovery")
     if metadata.get("issuer") != issuer:
@@ -170,19 +191,7 @@ def _discover(client: httpx.Client, issuer: str) -> dict[str, Any]:
     return metadata
 
 
-def _send(client: httpx.Client, method: str, url: str, issuer: str, step: str, **kwargs: Any) -> httpx.Response:
-    """One request; network failures become an ``AuthenticationError`` naming the step and the URL."""
-    try:
-        return client.request(method, url, **kwargs)
-    except httpx.TimeoutException as exc:
-        raise AuthenticationError(f"identity provider {issuer} timed out ({step}: {type(exc).__name__})") from exc
-    except httpx.HTTPError as exc:
-        raise AuthenticationError(
-            f"identity provider unreachable at {issuer} ({step}: {type(exc).__name__}: {exc})"
-        ) from exc
-
-
-def _json(response: httpx.Response, issuer: str, step: str) -> dict[str, Any]:
+def _json(response: transport.Response, issuer: str, step: str) -> dict[str, Any]:
     """The response's JSON object, or an ``AuthenticationError`` saying the step answered something else."""
     try:
         value = response.json()
@@ -193,7 +202,7 @@ def _json(response: httpx.Response, issuer: str, step: str) -> dict[str, Any]:
     return value
 
 
-def _reason(response: httpx.Response) -> str:
+def _reason(response: transport.Response) -> str:
     """``: first line of the body`` for short plain-text error pages, else nothing (HTML stays out of messages)."""
     if not response.headers.get("content-type", "").startswith("text/plain"):
         return ""
@@ -201,9 +210,9 @@ def _reason(response: httpx.Response) -> str:
     return f": {first[0][:200]}" if first else ""
 
 
-def _code_from(response: httpx.Response, issuer: str, subject: str, redirect_uri: str, state: str) -> str:
+def _code_from(response: transport.Response, issuer: str, subject: str, redirect_uri: str, state: str) -> str:
     """The authorization code from the consent form's redirect, after checking where it goes and its ``state``."""
-    if response.status_code == httpx.codes.FORBIDDEN:
+    if response.status_code == 403:
         raise AuthenticationError(f"unknown user {subject!r} at {issuer}{_reason(response)}")
     location = response.headers.get("location")
     if not response.is_redirect or not location:
@@ -214,16 +223,16 @@ def _code_from(response: httpx.Response, issuer: str, subject: str, redirect_uri
     target, expected = urlsplit(location), urlsplit(redirect_uri)
     if (target.scheme, target.netloc, target.path) != (expected.scheme, expected.netloc, expected.path):
         raise AuthenticationError(f"{issuer} redirected somewhere else than {redirect_uri}; " + _HEADLESS_ONLY)
-    query: dict[str, str] = {key: values[0] for key, values in parse_qs(target.query).items()}
+    query = {key: values[0] for key, values in parse_qs(target.query).items()}
     if "error" in query:
         description = f": {query['error_description'][:200]}" if query.get("error_description") else ""
         raise AuthenticationError(f"{issuer} refused the sign-in of {subject!r} ({query['error']}{description})")
-    if not secrets.compare_digest(query.get("state", "").encode(), state.encode()):
-        raise AuthenticationError(f"{issuer} answered with a state that does not match the request's")
-    code = query.get("code")
-    if not code:
-        raise AuthenticationError(f"{issuer} redirected without an authorization code")
-    return code
+    try:
+        return str(parse_authorization_code_response(location, state=state)["code"])
+    except MismatchingStateException:
+        raise AuthenticationError(f"{issuer} answered with a state that does not match the request's") from None
+    except MissingCodeException:
+        raise AuthenticationError(f"{issuer} redirected without an authorization code") from None
 
 
 def verify_id_token(id_token: str, jwks: dict[str, Any], issuer: str, client_id: str, nonce: str) -> dict[str, Any]:
