@@ -142,3 +142,18 @@ def test_same_search_results(nodes: tuple[Path, Path], mode: Any) -> None:
             for store in stores:
                 store.close()
     assert found >= 10
+
+
+def test_cli_engine_ray_without_the_extra(cohort: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from clinrag.app.cli import app
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    store = tmp_path / "chunks.sqlite"
+    result = CliRunner().invoke(app, ["ingest", str(cohort / "hospitals/C"), "--store", str(store), "--engine", "ray"])
+    assert isinstance(result.exception, MissingDependencyError)
+    assert "clinrag[scale]" in str(result.exception)
+    result = CliRunner().invoke(app, ["ingest", str(cohort / "hospitals/C"), "--engine", "spark"])
+    assert result.exit_code != 0
+    assert "--engine must be local or ray" in result.output

@@ -1,14 +1,15 @@
 """The embedder as a Ray Data actor pool: each actor loads the node's embedder once and embeds batches of texts.
 
-`RayEmbedder` has the `Embedder` interface: ``embed(texts)`` runs one Ray Data pipeline (``from_items`` ->
-``map_batches(EmbedActor, compute=ActorPoolStrategy(size=workers))``) over the texts and returns their vectors in
-order. Its ``id`` and ``dimension`` are those of the embedder the settings choose, so an index built through Ray
-is the same index (same manifest) as one built locally. Each call starts its actors (and loads the model in
-each): call it with many texts at once (`clinrag.index.scale.build` hands it ``ScaleSettings.window`` chunks).
+`RayEmbedder` has the `Embedder` interface: ``embed(texts)`` runs one Ray Data pipeline over the texts
+(``from_items`` -> ``map_batches(EmbedActor, compute=ActorPoolStrategy(...))``, up to ``workers`` actors) and
+returns their vectors in order. Its ``id`` and ``dimension`` are those of the embedder the settings choose, so an
+index built through Ray is the same index (same manifest) as one built locally. Each call starts its actors (and
+loads the model in each): call it with many texts at once (`clinrag.index.scale.build` hands it
+``ScaleSettings.window`` chunks).
 
 The default embedder (int8 MiniLM) runs each text alone, so a text's vector does not depend on the texts embedded
 with it: the actors' vectors are bit for bit the local engine's. The fp32 variant pads batches of similar lengths,
-so its vectors depend on the batch by at most ~1e-6 per component.
+so its vectors may differ from the local engine's within 1e-5 per component.
 
 Example:
     >>> from clinrag.settings import IndexSettings
@@ -82,6 +83,12 @@ class RayEmbedder:
         """The settings' embedder's dimension."""
         return self._local.dimension
 
+    def _startable(self, ray: Any) -> int:
+        """Actors the cluster can start now (one CPU each), at most ``workers``: the pool starts with these and
+        grows to ``workers`` if an autoscaler adds nodes, rather than waiting for CPUs that may never come."""
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        return max(1, min(self.workers, cpus))
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Vectors of ``texts`` in order, computed by the actor pool."""
         out: Vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
@@ -94,7 +101,7 @@ class RayEmbedder:
         embedded = dataset.map_batches(
             EmbedActor,
             fn_constructor_kwargs={"index": self.index, "cache_dir": self.cache_dir},
-            compute=ray.data.ActorPoolStrategy(size=self.workers),
+            compute=ray.data.ActorPoolStrategy(min_size=self._startable(ray), max_size=self.workers),
             batch_size=TEXTS_PER_CALL,
             batch_format="numpy",
             num_cpus=1,
