@@ -39,6 +39,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import certifi
+import httpx
 import jwt
 from authlib.integrations.httpx_client import OAuth2Client, OAuthError
 from authlib.oauth2.rfc6749 import MismatchingStateException, MissingCodeException
@@ -50,6 +51,10 @@ try:  # authlib's httpx client is built on httpx2 when that is installed, else o
     import httpx2 as transport
 except ImportError:  # pragma: no cover - depends on the environment
     import httpx as transport  # type: ignore[no-redef]
+
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = tuple({httpx.HTTPError, transport.HTTPError})
+"""What an authlib client raises when a provider cannot be reached or answers garbage: httpx's errors and, when
+installed, httpx2's (authlib's client runs on httpx2 then; the web app's sign-in catches these too)."""
 
 DEFAULT_CLIENT_ID = "clinrag"
 DEFAULT_REDIRECT_URI = "http://127.0.0.1/callback"
@@ -163,7 +168,7 @@ def _step(issuer: str, step: str) -> Iterator[None]:
         raise AuthenticationError(
             f"{issuer} {step} answered HTTP {exc.response.status_code}{_reason(exc.response)}"
         ) from exc
-    except transport.HTTPError as exc:
+    except TRANSPORT_ERRORS as exc:
         raise AuthenticationError(
             f"identity provider unreachable at {issuer} ({step}: {type(exc).__name__}: {exc})"
         ) from exc

@@ -23,17 +23,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 from authlib.integrations.httpx_client import OAuthError as AuthlibOAuthError
 
 from clinrag.access.identity import TokenVerifier
-from clinrag.access.login import SCOPE, verify_id_token
+from clinrag.access.login import SCOPE, TRANSPORT_ERRORS, verify_id_token
 from clinrag.app.web.store import SignedInUser
 from clinrag.errors import AuthenticationError
 
 LOGIN_SECONDS = 600.0
 """How long a begun sign-in may take before its state is refused."""
+
+
+_UNREACHABLE: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, ValueError)
+"""A provider that cannot be reached, or whose discovery document is not JSON."""
+
+_REFUSED: tuple[type[Exception], ...] = (*_UNREACHABLE, AuthlibOAuthError)
+"""A token exchange that failed: unreachable, garbled, or refused by the provider."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,7 @@ class SignIn:
         try:
             response = await client.request("GET", url, withhold_token=True)
             metadata = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError) as error:
+        except _UNREACHABLE as error:
             raise AuthenticationError(
                 f"{provider.name}'s identity provider is unreachable ({type(error).__name__})"
             ) from error
@@ -138,7 +144,7 @@ class SignIn:
                     metadata["token_endpoint"], code=code, code_verifier=verifier, grant_type="authorization_code"
                 )
                 keys = (await client.request("GET", metadata["jwks_uri"], withhold_token=True)).json()
-            except (httpx.HTTPError, ValueError, AuthlibOAuthError) as error:
+            except _REFUSED as error:
                 raise AuthenticationError(
                     f"{provider.name}'s identity provider refused the sign-in ({type(error).__name__})"
                 ) from error
