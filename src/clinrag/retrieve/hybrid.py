@@ -38,7 +38,8 @@ from clinrag.retrieve.candidates import (
 )
 from clinrag.retrieve.kind_meaning import KindReader
 from clinrag.retrieve.literature_filters import correct_library_spelling, load_vocabulary, read_literature_filters
-from clinrag.retrieve.patients import PatientMention, PatientRegistry, Resolution
+from clinrag.retrieve.patient_mentions import PatientMention, Resolution
+from clinrag.retrieve.patients import PatientRegistry
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
 from clinrag.retrieve.scope import ScopeNames
 from clinrag.settings import IndexSettings, RetrieveSettings
