@@ -24,8 +24,8 @@ answer says them (`Answer.filter_notes`) as it does on one node.
 Libraries: an organisation listed with ``kind = "library"`` holds literature and guidelines, no patients. It is asked
 only the questions that ask the literature ("trials", "guidelines", "Smith et al."; `asked_about`), and the hospitals
 only those about patients — both when a question asks both or neither (`retrieve.sources.sources_asked`); an
-organisation not asked is not in the result. A library's candidates are not dropped when the question names a patient
-and asks the literature too: the answer gives them a part of their own.
+organisation not asked is not in the result. When some hospital resolves a patient the question names, a library's
+candidates are kept only if the question asks the literature by name: the answer gives them a part of their own.
 
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
@@ -69,7 +69,7 @@ from clinrag.retrieve.hybrid import Retrieval, dense_text, merge_choices
 from clinrag.retrieve.kind_meaning import KNOWN_KINDS, with_kind
 from clinrag.retrieve.query import QueryUnderstanding, understand
 from clinrag.retrieve.scope import SPECIALTY_VARIANTS, ScopeNames
-from clinrag.retrieve.sources import SourceFamily, sources_asked
+from clinrag.retrieve.sources import SourceFamily, asks_literature, sources_asked
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import PatientChoice, SearchFilters
 
@@ -344,7 +344,7 @@ class FederationRoot:
         understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
         arrived = list(await asyncio.gather(*asks))
         fanned_out = time.perf_counter() - started
-        retrieval, withheld = self._merge(request, understanding, arrived)
+        retrieval, withheld = self._merge(request, understanding, arrived, asks_literature(question))
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
         return FederatedRetrieval(retrieval, [part.result for part in arrived], withheld)
 
@@ -402,9 +402,15 @@ class FederationRoot:
         return OrgResult(org, OrgStatus.ANSWERED, "", response)
 
     def _merge(
-        self, request: RetrieveRequest, understanding: QueryUnderstanding, arrived: list[_Arrived]
+        self,
+        request: RetrieveRequest,
+        understanding: QueryUnderstanding,
+        arrived: list[_Arrived],
+        literature_asked: bool = False,
     ) -> tuple[Retrieval, int]:
-        """The global result, and how many sensitive passages the organisations it merged withheld."""
+        """The global result, and how many sensitive passages the organisations it merged withheld;
+        ``literature_asked``: the question asks the literature by name, so a library's part stays beside a named
+        patient's records."""
         usable = [part.usable for part in arrived if part.usable is not None]
         results = [part.result for part in arrived]
         searched = tuple(result.org.org for result in results if result.status == OrgStatus.ANSWERED)
@@ -431,12 +437,13 @@ class FederationRoot:
         # A patient the question names, resolved at some organisation, is the only patient the answer may be about:
         # organisations that do not hold them searched without a patient filter, so their candidates are dropped;
         # and when some organisation read a person's name that none resolved, no candidate is about that person.
-        # A library holds no patients: its citations stay when the question asked the literature too ("What do the
-        # guidelines recommend for Ada Stone's atrial fibrillation?"), answered in a part of their own.
+        # A library holds no patients: its citations stay only when the question asked the literature by name ("What
+        # do the guidelines recommend for Ada Stone's atrial fibrillation?"), answered in a part of their own; a
+        # question about a patient that asked neither ("what was ada stone given") keeps to her records.
         named = any(part.reply.named_patient for part in usable)
         recognised = any(part.reply.names_person for part in usable)
         if named or recognised:
-            usable = [part for part in usable if part.reply.named_patient or part.library]
+            usable = [part for part in usable if part.reply.named_patient or (part.library and literature_asked)]
         understanding = _with_kind_read_by(understanding, [part.reply for part in usable])
         query_vector = next((part.query_vector for part in usable if part.query_vector is not None), None)
         merged = merge_candidates([part.candidates for part in usable], request.fetch_k)
