@@ -8,7 +8,6 @@ written to a temporary folder on ``sys.path``) whose factory returns a client of
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from clinrag.errors import ConfigError
 from clinrag.generate.llm import Generator, OpenAIChatGenerator, generator_from
 from clinrag.plugins import GENERATORS, plugin_names
 from clinrag.settings import AnswerSettings, PathSettings
+
+from ..plugin_packages import install_plugin
 
 UNREACHABLE = "http://127.0.0.1:9/v1"  # port 9: nothing listens; the plugin's client is made, never called
 PROMPT = [{"role": "user", "content": "Name one symptom of a stroke in three words."}]
@@ -34,17 +35,13 @@ def make_generator(settings, paths):
 @pytest.fixture
 def plugin_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """An installed package registering ``contract-chat`` as a generator."""
-    (tmp_path / "contract_chat_plugin.py").write_text(PLUGIN)
-    info = tmp_path / "clinrag_contract_chat-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clinrag-contract-chat\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        textwrap.dedent("""\
-            [clinrag.generators]
-            contract-chat = contract_chat_plugin:make_generator
-            """)
+    install_plugin(
+        tmp_path,
+        monkeypatch,
+        "contract_chat_plugin",
+        PLUGIN,
+        {GENERATORS: {"contract-chat": "contract_chat_plugin:make_generator"}},
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
     return "contract-chat"
 
 

@@ -10,7 +10,6 @@ point (a package written to a temporary folder on ``sys.path``, found by ``impor
 from __future__ import annotations
 
 import importlib.util
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +23,8 @@ from clinrag.federation.serving import ThreadServer
 from clinrag.index.embed import Embedder, OnnxMiniLmEmbedder, OpenAIEmbedder, SentenceTransformerEmbedder, embedder_from
 from clinrag.plugins import EMBEDDERS, plugin_names
 from clinrag.settings import IndexSettings
+
+from ..plugin_packages import install_plugin
 
 TEXTS = [
     "Metoprolol 25 mg twice daily for atrial fibrillation.",
@@ -69,19 +70,9 @@ def server() -> Iterator[ThreadServer]:
 
 @pytest.fixture
 def plugin_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """An installed package (``clinrag-contract-plugin``) registering ``contract-minilm`` as an embedder."""
-    (tmp_path / "contract_plugin.py").write_text(PLUGIN)
-    info = tmp_path / "clinrag_contract_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clinrag-contract-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        textwrap.dedent("""\
-            [clinrag.embedders]
-            contract-minilm = contract_plugin:make_embedder
-            broken = contract_plugin:no_such_factory
-            """)
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """An installed package (``contract-plugin``) registering ``contract-minilm`` as an embedder, and a broken one."""
+    targets = {"contract-minilm": "contract_plugin:make_embedder", "broken": "contract_plugin:no_such_factory"}
+    install_plugin(tmp_path, monkeypatch, "contract_plugin", PLUGIN, {EMBEDDERS: targets})
     return "contract-minilm"
 
 
