@@ -67,6 +67,24 @@ def nodes(cohort: Path, tmp_path_factory: pytest.TempPathFactory, ray_started: N
     return local, distributed
 
 
+@pytest.mark.slow
+def test_a_fhir_export_chunks_the_same_on_ray(cohort: Path, tmp_path: Path, ray_started: None) -> None:
+    from clinrag.ingest.fhir.export import write_export
+    from clinrag.ingest.formats import open_reader
+    from clinrag.ingest.scale.chunking import ray_note_chunker
+    from clinrag.ingest.scale.engine import ray_session
+
+    export = tmp_path / "fhir"
+    write_export(cohort / "hospitals/C", export)
+    with ChunkStore.open(tmp_path / "local/chunks.sqlite") as chunks:
+        ingest_mimic(export, chunks, INGEST, reader=open_reader(export))
+    with ray_session(SCALE), ChunkStore.open(tmp_path / "ray/chunks.sqlite") as chunks:
+        ingest_mimic(export, chunks, INGEST, reader=open_reader(export), chunker=ray_note_chunker(SCALE))
+    rows = _chunk_rows(tmp_path / "local")
+    assert any(str(row[1]).startswith("note:") for row in rows)
+    assert _chunk_rows(tmp_path / "ray") == rows
+
+
 def _chunk_rows(node: Path) -> list[tuple[Any, ...]]:
     with sqlite3.connect(node / "chunks.sqlite") as db:
         chunks = db.execute("SELECT * FROM chunks ORDER BY chunk_id").fetchall()
