@@ -44,7 +44,8 @@ init = 0.0
 stack = contextlib.ExitStack()
 chunker = local_note_chunker
 if {workers}:
-    import ray
+    import os, ray
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from clinrag.ingest.scale.engine import ray_session
     from clinrag.ingest.scale.chunking import ray_note_chunker
     started = time.perf_counter()
@@ -76,7 +77,8 @@ shutil.rmtree(root, ignore_errors=True)
 init = fixed = 0.0
 with ChunkStore.open(pathlib.Path({store!r})) as chunks:
     if {workers}:
-        import ray
+        import os, ray
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         from clinrag.ingest.scale.engine import ray_session
         from clinrag.index.scale.build import build_indexes_ray
         from clinrag.index.scale.embed import RayEmbedder

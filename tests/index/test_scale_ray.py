@@ -7,6 +7,7 @@ the same search results. Ray runs in this process with two CPUs; the collections
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def ray_started() -> Iterator[None]:
     ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra: pip install 'clinrag[scale]'")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # as `ray_session` does: nothing leaves the machine
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield
