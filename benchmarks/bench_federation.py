@@ -61,9 +61,9 @@ from clinrag.access.demo import DEMO_TREES, DEMO_USERS, demo_user
 from clinrag.access.identity import TrustedIssuer
 from clinrag.access.login import sign_in
 from clinrag.access.policy import PolicyEngine
-from clinrag.app.demo import build_demo
-from clinrag.app.federation_files import DemoPorts, write_federation
-from clinrag.app.idp import RunningProvider, start_provider
+from clinrag.demo.build import build_demo
+from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.idp import RunningProvider, start_provider
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app

@@ -37,9 +37,9 @@ import httpx
 
 from clinrag.access.identity import TrustedIssuer
 from clinrag.access.login import sign_in
-from clinrag.app.demo import build_demo
-from clinrag.app.federation_files import DemoPorts, write_federation
-from clinrag.app.idp import start_provider
+from clinrag.demo.build import build_demo
+from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.idp import start_provider
 from clinrag.federation.serving import free_port
 from clinrag.settings import IngestSettings, Settings, SynthSettings
 from common import write

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clinrag.access.demo import DEMO_USERS
-from clinrag.app.demo import build_demo
+from clinrag.demo.build import build_demo
 from clinrag.evaluate.population import InProcessFederation, ask, load_questions, run_nodes, run_users, summary
 from clinrag.evaluate.population_truth import load_cohort
 from clinrag.generate.planner import Planner

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clinrag.app.demo import build_demo
+from clinrag.demo.build import build_demo
 from clinrag.index.edge import SHARD_DIR, EdgeStore
 from clinrag.index.indexer import leaf_folders
 from clinrag.settings import Settings

@@ -31,11 +31,11 @@ import httpx
 
 from clinrag.access.demo import DEMO_USERS
 from clinrag.app.chat_service import service_from_settings
-from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import start_federation
-from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.supervisor import Supervisor
-from clinrag.app.web.testing import CHROMIUM, CHROMIUM_FLAGS, sign_in_over_http
+from clinrag.demo.build import build_demo
+from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.web_testing import CHROMIUM, CHROMIUM_FLAGS, sign_in_over_http
 from clinrag.settings import IngestSettings, Settings
 from common import machine, write
 

@@ -1,4 +1,6 @@
-"""Shared fixtures: one small synthetic cohort per test session (generated, never committed)."""
+"""Shared fixtures: one small synthetic cohort per test session (generated, never committed), and the demo
+federation on loopback (`tests/shared/federation.py`: ``demo_out``, ``federation``, ``open_federation``) that the
+federation tests and the web and API tests (`tests/app`) share, built once per session."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.ingest.synthetic.cohort import generate_cohort
 from clinrag.settings import IngestSettings
+
+pytest_plugins = ["tests.shared.federation"]
 
 COHORT_PATIENTS = 80
 COHORT_SEED = 5

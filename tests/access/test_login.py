@@ -19,7 +19,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from clinrag.access.login import REFRESH_MARGIN, TokenCache, TokenSet, get_token, sign_in
-from clinrag.app.idp import RunningProvider, start_provider
+from clinrag.demo.idp import RunningProvider, start_provider
 from clinrag.errors import AuthenticationError
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.filterwarnings("ignore:get_jwt_config:DeprecationWarning")]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from clinrag.app.demo import indexes_outdated
+from clinrag.demo.build import indexes_outdated
 from clinrag.index.edge import EdgeStore
 from clinrag.index.store import LEXICAL_EXPANDED, LEXICAL_PLAIN, IndexManifest
 from clinrag.settings import Settings

@@ -22,7 +22,7 @@ from werkzeug.serving import make_server
 
 from clinrag.access.demo import DEMO_USERS
 from clinrag.access.login import sign_in
-from clinrag.app.idp import RunningProvider, demo_provider_app, start_provider
+from clinrag.demo.idp import RunningProvider, demo_provider_app, start_provider
 from clinrag.errors import ConfigError
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.filterwarnings("ignore:get_jwt_config:DeprecationWarning")]
@@ -173,7 +173,7 @@ def test_pkce_is_enforced(providers: dict[str, RunningProvider]) -> None:
 
 def test_the_bare_mock_ignores_pkce() -> None:
     """Why the guard exists: oidc-provider-mock 0.3.4 alone hands out tokens for any code_verifier."""
-    import oidc_provider_mock  # after clinrag.app.idp imported it without its deprecation warning
+    import oidc_provider_mock  # after clinrag.demo.idp imported it without its deprecation warning
 
     server = make_server("127.0.0.1", 0, oidc_provider_mock.app(), threaded=True)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -240,7 +240,7 @@ def _free_port() -> int:
 
 def test_serve_command_answers_discovery_and_exits_cleanly() -> None:
     port = _free_port()
-    command = [sys.executable, "-m", "clinrag.app.idp", "serve", "--org", "B", "--port", str(port)]
+    command = [sys.executable, "-m", "clinrag.app.idp_cli", "serve", "--org", "B", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     issuer = f"http://127.0.0.1:{port}"
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clinrag.app.web.testing import CHROMIUM, CHROMIUM_FLAGS
+from clinrag.demo.web_testing import CHROMIUM, CHROMIUM_FLAGS
 from clinrag.evaluate.suites import QuietProgress, SuiteContext, run_suites, write_run
 from clinrag.evaluate.suites.calculators import QUICK, CalculatorsSuite
 

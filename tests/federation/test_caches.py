@@ -24,7 +24,7 @@ from clinrag.retrieve.hybrid import dense_text
 from clinrag.settings import FederationSettings, RetrieveSettings
 from clinrag.types import Actor
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 
 class _CountingVerifier:

@@ -9,7 +9,7 @@ from clinrag.generate.calculation import RECORD_PASSAGES, answer_calculation
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.settings import FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, ORGS, Federation
+from ..shared.federation import EMBEDDER, ORGS, Federation
 
 
 def _only_at(federation: Federation, org: str) -> tuple[int, str]:

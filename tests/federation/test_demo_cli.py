@@ -21,7 +21,7 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.similar_sets import load_code_sets
 from clinrag.population.tables import population_path
 
-from .conftest import Federation
+from ..shared.federation import Federation
 from .demo_helpers import CLI, Demo, DemoPortRun, start_demo
 from .demo_helpers import assert_stopped as _assert_stopped
 from .demo_helpers import group_members as _group_members

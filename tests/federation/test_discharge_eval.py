@@ -24,7 +24,7 @@ from clinrag.evaluate.discharge_corpus import RETRIEVERS, HospitalCorpus
 from clinrag.evaluate.discharge_questions import DischargeQuestion, build_questions
 from clinrag.population.similar import Weights
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 CONFIGS = [Config("none"), Config("text", 5), Config("ehr", 5), Config("ehr", 5, "complementary", "bm25")]
 

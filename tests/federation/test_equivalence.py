@@ -14,7 +14,7 @@ from clinrag.ingest.pipeline import ingest_mimic
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.settings import FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, ORGS, SETTINGS, Federation
+from ..shared.federation import EMBEDDER, ORGS, SETTINGS, Federation
 
 EMBEDDER_ONCE = TimedEmbedder(EMBEDDER)
 QUESTIONS = (

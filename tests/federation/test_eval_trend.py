@@ -13,14 +13,14 @@ import httpx
 import pytest
 from tests.evaluate.suite_checks import SETTINGS, twice
 
-from clinrag.app.local_federation import start_demo_federation
+from clinrag.demo.local_federation import start_demo_federation
 from clinrag.evaluate.suites import SuiteContext, SuiteInputError
 from clinrag.evaluate.suites.context import RunningFederation
 from clinrag.evaluate.suites.trend import TrendSuite
 from clinrag.federation.root import FederationRoot, OrgEndpoint
 from clinrag.settings import RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 
 class _Running:

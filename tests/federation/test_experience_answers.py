@@ -26,8 +26,8 @@ from clinrag.retrieve.hybrid import Retriever
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.settings import AnswerSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
-from .test_experience_faces import named
+from ..app.test_experience_faces import named
+from ..shared.federation import EMBEDDER, Federation
 
 __all__ = ["named"]
 

@@ -21,7 +21,7 @@ from clinrag.federation.node import Node, create_node_app
 from clinrag.federation.serving import RateLimiter, ThreadServer
 from clinrag.settings import FederationSettings
 
-from .conftest import Federation
+from ..shared.federation import Federation
 
 STROKE = "Which patients had a stroke?"
 CAP = 64 * 1024

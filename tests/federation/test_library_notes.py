@@ -25,10 +25,10 @@ from clinrag.access.identity import TokenVerifier, TrustedIssuer
 from clinrag.access.login import sign_in
 from clinrag.app.chat_service import ChatService
 from clinrag.app.cli import app
-from clinrag.app.idp import RunningProvider, start_provider
 from clinrag.app.openai_api import create_openai_app
 from clinrag.app.openai_models import ClinragExtension
 from clinrag.app.web.views import turn_view
+from clinrag.demo.idp import RunningProvider, start_provider
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
 from clinrag.federation.protocol import MAX_NOTE_TEXT, MAX_NOTES, RetrieveRequest, RetrieveResponse, reply_notes
@@ -39,7 +39,7 @@ from clinrag.ingest.synthetic.medline import synthetic_records, write_medline
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
 from ..guidelines.documents import PUBLISHERS, guideline_folder
-from .conftest import EMBEDDER
+from ..shared.federation import EMBEDDER
 
 runner = CliRunner()
 TEMPLATES = Path(__file__).resolve().parents[2] / "src/clinrag/app/web/templates"

@@ -16,7 +16,7 @@ from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.retrieve.sources import SourceFamily
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 LITERATURE_KINDS = {"abstract", "guideline"}
 

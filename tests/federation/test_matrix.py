@@ -17,7 +17,7 @@ from clinrag.retrieve.query import understand
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 from clinrag.types import Chunk, SearchFilters
 
-from .conftest import EMBEDDER, ORGS, Federation
+from ..shared.federation import EMBEDDER, ORGS, Federation
 
 # ✓ allowed, × denied; per hospital: router, then its leaves in DEMO_TREES order (the table).
 MATRIX = {

@@ -20,7 +20,7 @@ from clinrag.generate.answer import Answerer
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, ORGS, Federation
+from ..shared.federation import EMBEDDER, ORGS, Federation
 
 UNUSED_GIVEN = "Zebulon"  # no patient of the demo cohort has this given name
 

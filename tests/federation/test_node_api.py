@@ -19,7 +19,7 @@ from clinrag.federation.serving import ThreadServer
 from clinrag.settings import FederationSettings
 from clinrag.types import Actor
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 
 def test_health_and_manifest_need_no_token_and_hold_no_patient_data(federation: Federation) -> None:

@@ -18,7 +18,7 @@ from clinrag.generate.routed import answer_routed
 from clinrag.population.query import CodeCriterion, PopulationQuery
 from clinrag.types import Answer
 
-from .conftest import ORGS, Federation
+from ..shared.federation import ORGS, Federation
 
 QUESTION = "How many patients had hypertension?"
 

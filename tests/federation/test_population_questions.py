@@ -11,7 +11,7 @@ from clinrag.evaluate.population_truth import load_cohort
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.generate.planner import Planner
 
-from .conftest import Federation
+from ..shared.federation import Federation
 
 
 def test_the_twenty_trend_style_questions_are_exact_for_every_user(federation: Federation) -> None:

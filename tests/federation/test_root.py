@@ -16,7 +16,7 @@ from clinrag.federation.serving import free_port
 from clinrag.generate.answer import Answerer
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 
 def _root(orgs: list[OrgEndpoint], timeout: float = 2.0) -> FederationRoot:

@@ -14,7 +14,7 @@ from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
 from clinrag.population.similar_sets import load_code_sets
 from clinrag.population.tables import population_path
 
-from .conftest import Federation
+from ..shared.federation import Federation
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from clinrag.federation.node import Node
 from clinrag.federation.protocol import RetrieveRequest
 from clinrag.settings import RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 # Everyone may search every part of A; documents are retrievable only when they are structured rows.
 ROWS_ONLY = """

@@ -9,7 +9,7 @@ authorization URL with the PKCE challenge, checks the redirect's ``state`` and e
 discovery, the consent form and errors that name the issuer and the step that failed.
 
 The consent form is the one of the demo hospitals' identity providers (``oidc-provider-mock``, see
-``clinrag.app.idp``): it signs in whoever is named, without a password. Real providers (Keycloak, Entra ID, Okta)
+``clinrag.demo.idp``): it signs in whoever is named, without a password. Real providers (Keycloak, Entra ID, Okta)
 need a person at a browser: sign in through the web app, or pass an ID token with ``--token`` / ``CLINRAG_TOKEN``.
 
 The ID token is what clinrag sends as its bearer token: every federation node verifies it itself.

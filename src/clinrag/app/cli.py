@@ -22,12 +22,10 @@ from rich.table import Table
 from clinrag.app.ask_cli import ask_command, token_command
 from clinrag.app.calc_cli import calc_app
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
-from clinrag.app.demo import build_demo
 from clinrag.app.demo_serve import serve_demo
 from clinrag.app.eval_cli import eval_app
-from clinrag.app.federation_files import DemoPorts, write_federation
 from clinrag.app.guidelines_cli import guidelines_app
-from clinrag.app.idp import idp_app
+from clinrag.app.idp_cli import idp_app
 from clinrag.app.index_cli import index_app
 from clinrag.app.node_cli import audit_command, node_app
 from clinrag.app.openai_api import api_app
@@ -43,6 +41,8 @@ from clinrag.app.scale_cli import (
 from clinrag.app.search_cli import search_command
 from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
+from clinrag.demo.build import build_demo
+from clinrag.demo.federation_files import DemoPorts, write_federation
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.fhir.export import write_cohort_exports

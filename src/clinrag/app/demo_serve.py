@@ -16,9 +16,9 @@ from rich.table import Table
 
 from clinrag.access.demo import DEMO_USERS
 from clinrag.app.console import console
-from clinrag.app.demo_library import LIBRARY_ORG
-from clinrag.app.federation_files import DemoPorts, FederationFiles
 from clinrag.app.supervisor import SignalReceived, Supervisor
+from clinrag.demo.federation_files import DemoPorts, FederationFiles
+from clinrag.demo.library import LIBRARY_ORG
 from clinrag.errors import ClinragError
 
 

@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
-from clinrag.app.local_federation import start_demo_federation
+from clinrag.demo.local_federation import start_demo_federation
 from clinrag.errors import ClinragError
 from clinrag.evaluate.suites import (
     RunReport,

@@ -41,7 +41,7 @@ class RunningFederation(Protocol):
 
 
 FederationStarter = Callable[["SuiteContext"], AbstractContextManager[RunningFederation]]
-"""Starts the demo federation for a context (``clinrag eval``: `clinrag.app.local_federation`), stopped on exit."""
+"""Starts the demo federation for a context (``clinrag eval``: `clinrag.demo.local_federation`), stopped on exit."""
 
 
 @dataclass

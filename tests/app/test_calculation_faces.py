@@ -13,14 +13,14 @@ from html import unescape
 from clinrag.app.openai_models import ClinragExtension
 from clinrag.app.web import calculation_view
 from clinrag.app.web.server import _Pages
-from clinrag.app.web.testing import csrf_token
 from clinrag.app.web.views import turn_view
 from clinrag.calculators.registry import registry
+from clinrag.demo.web_testing import csrf_token
 from clinrag.generate.calculation import Calculation, answer_calculation
 from clinrag.generate.population_answer import RouteInfo
 
-from .conftest import Federation
-from .test_calculation_records import _only_at
+from ..federation.test_calculation_records import _only_at
+from ..shared.federation import Federation
 from .test_openai_population import Api, api
 from .test_web_population import ask_streamed, signed_in, web_url
 

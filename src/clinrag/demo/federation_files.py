@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clinrag.access.demo import DEMO_TREES, POLICY_ROOT
-from clinrag.app.demo_library import LIBRARY_LEAVES, LIBRARY_NAME, LIBRARY_ORG
+from clinrag.demo.library import LIBRARY_LEAVES, LIBRARY_NAME, LIBRARY_ORG
 from clinrag.ingest.synthetic.hospitals import CASE_STUDY
 
 HOST = "127.0.0.1"

@@ -26,9 +26,9 @@ from clinrag.access.demo import DEMO_TREES, demo_user
 from clinrag.access.identity import TrustedIssuer
 from clinrag.access.login import sign_in
 from clinrag.access.policy import PolicyEngine
-from clinrag.app.demo_library import LIBRARY_NAME, LIBRARY_ORG
-from clinrag.app.federation_files import DemoPorts, write_federation
-from clinrag.app.idp import RunningProvider, start_provider
+from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.idp import RunningProvider, start_provider
+from clinrag.demo.library import LIBRARY_NAME, LIBRARY_ORG
 from clinrag.errors import ClinragError
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import NodeConfig, load_node_config

@@ -25,7 +25,7 @@ from clinrag.federation.root import FederationRoot
 from clinrag.federation.serving import ThreadServer
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings, Settings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 STROKE = "Who was treated for a stroke?"
 NOBODY = "What did Zoltan Kerekes's colonoscopy show?"

@@ -10,7 +10,7 @@ Around the mock sits a guard that makes it behave like a hospital's provider rat
 PKCE with S256 is required and checked at the token endpoint (the mock ignores ``code_challenge``), unknown users
 are refused (the mock would create them on the fly) and claims cannot be rewritten over HTTP (``PUT /users/...``).
 
-Run one from the shell with ``clinrag idp serve --org A`` (or ``python -m clinrag.app.idp serve --org A``).
+Run one from the shell with ``clinrag idp serve --org A`` (or ``python -m clinrag.app.idp_cli serve --org A``).
 
 Example:
     >>> with start_provider("B") as provider:  # doctest: +SKIP
@@ -29,28 +29,23 @@ import io
 import json
 import logging
 import re
-import signal
 import socket
-import sys
 import threading
 import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Annotated, Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import typer
-from rich.table import Table
 from werkzeug.debug import DebuggedApplication
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from clinrag.access.demo import DEMO_USERS
-from clinrag.app.console import console, errors
-from clinrag.errors import ClinragError, ConfigError
+from clinrag.errors import ConfigError
 from clinrag.types import Actor
 
 if TYPE_CHECKING:
@@ -437,70 +432,3 @@ def start_provider(
             provider.stop()
             raise ConfigError(f"hospital {org}'s identity provider did not answer at {issuer} within {timeout:g} s")
         time.sleep(0.02)
-
-
-idp_app = typer.Typer(
-    help="Run the demo hospitals' OpenID Connect identity providers (one per hospital, users without passwords).",
-    no_args_is_help=True,
-    add_completion=False,
-)
-
-
-@idp_app.callback()
-def _group() -> None:
-    """Keeps ``serve`` a sub-command when this app runs on its own (``python -m clinrag.app.idp serve``)."""
-
-
-@idp_app.command("serve")
-def serve_command(
-    org: Annotated[str, typer.Option("--org", help="Hospital whose users the provider signs in (A, B or C).")],
-    port: Annotated[
-        int | None, typer.Option(help="Port to listen on (default: 9401 for A, 9402 for B, 9403 for C; 0: any free).")
-    ] = None,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-) -> None:
-    """Serve one hospital's demo identity provider until Ctrl-C, and list the users it signs in.
-
-    Clients must use the printed issuer URL exactly (the provider names itself after the host it is reached at).
-
-    Example: clinrag idp serve --org A --port 9401
-    """
-    users = org_users(org)
-    chosen = DEMO_IDP_PORTS.get(org, 0) if port is None else port
-    stop = threading.Event()
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = signal.signal(signal.SIGTERM, request_stop)
-    try:
-        with start_provider(org, chosen, host) as provider:
-            console.print(f"Hospital {org} identity provider: issuer {provider.issuer}")
-            table = Table(title=f"Users of hospital {org} (sign in on the consent page, no password)")
-            for column in ("subject", "role", "dept", "affiliations"):
-                table.add_column(column)
-            for user in users:
-                table.add_row(user.subject, user.role, user.dept or "-", ", ".join(user.affiliations) or "-")
-            console.print(table)
-            console.print("Serving until Ctrl-C.")
-            try:
-                while not stop.wait(0.5):
-                    pass
-            except KeyboardInterrupt:
-                pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    console.print(f"Hospital {org} identity provider stopped.")
-
-
-def main() -> None:
-    """Run ``idp_app`` as its own program (``python -m clinrag.app.idp``): errors become one line and an exit code."""
-    try:
-        idp_app()
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        sys.exit(exc.exit_code)
-
-
-if __name__ == "__main__":
-    main()

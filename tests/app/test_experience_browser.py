@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from clinrag.app.web.testing import CHROMIUM
+from clinrag.demo.web_testing import CHROMIUM
 
-from .conftest import Federation
+from ..shared.federation import Federation
 from .test_experience_faces import named, question
 from .test_web_browser import Web, ask, browser, page, serve_web, shot, sign_in
 

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from clinrag.app.web.testing import CHROMIUM
+from clinrag.demo.web_testing import CHROMIUM
 
-from .conftest import Federation
-from .test_calculation_records import _only_at
+from ..federation.test_calculation_records import _only_at
+from ..shared.federation import Federation
 from .test_web_browser import Web, ask, browser, page, serve_web, shot, sign_in
 
 __all__ = ["browser", "page"]  # the browser tests' fixtures, used here too

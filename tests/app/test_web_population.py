@@ -23,7 +23,7 @@ from clinrag.app.web import population_view
 from clinrag.app.web.server import WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
-from clinrag.app.web.testing import csrf_token, sign_in_over_http
+from clinrag.demo.web_testing import csrf_token, sign_in_over_http
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederationRoot
 from clinrag.federation.serving import ThreadServer, free_port
@@ -33,7 +33,7 @@ from clinrag.generate.routed import answer_routed
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 from clinrag.types import Answer
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 PER_HOSPITAL = "How many patients were admitted per hospital?"
 DIAGNOSES = "What are the most common diagnoses?"

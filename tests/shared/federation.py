@@ -1,7 +1,8 @@
-"""A real three-hospital federation on loopback for the federation tests: the demo cohort (small), each hospital's
-identity provider (the real oidc-provider-mock), and each node's FastAPI app served by uvicorn, with the demo
-policies, and the demo library's node — plus the same nodes with policies off, for comparison with one centralised
-index."""
+"""A real three-hospital federation on loopback for the federation tests and the web and API tests (`tests/app`):
+the demo cohort (small), each hospital's identity provider (the real oidc-provider-mock), and each node's FastAPI app
+served by uvicorn, with the demo policies, and the demo library's node — plus the same nodes with policies off, for
+comparison with one centralised index. Registered once for the whole suite by ``tests/conftest.py``
+(``pytest_plugins``), so each session fixture is built once per test session."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from clinrag.access.demo import DEMO_TREES, demo_user
 from clinrag.access.identity import TrustedIssuer
 from clinrag.access.login import sign_in
 from clinrag.access.policy import PolicyEngine
-from clinrag.app.demo import build_demo
-from clinrag.app.demo_library import LIBRARY_ORG
-from clinrag.app.federation_files import DemoPorts, write_federation
-from clinrag.app.idp import RunningProvider, start_provider
+from clinrag.demo.build import build_demo
+from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.idp import RunningProvider, start_provider
+from clinrag.demo.library import LIBRARY_ORG
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import NodeConfig, load_node_config
 from clinrag.federation.node import Node, create_node_app

@@ -23,15 +23,15 @@ from clinrag.app.openai_models import ClinragExtension, SourceInfo
 from clinrag.app.population_tables import EXPERIENCE_HEADERS, markdown_experience
 from clinrag.app.web import experience_view, views
 from clinrag.app.web.server import _Pages
-from clinrag.app.web.testing import csrf_token
 from clinrag.app.web.views import turn_view
+from clinrag.demo.web_testing import csrf_token
 from clinrag.generate.experience import ExperienceOrg, ExperiencePart, SharedView, SimilarView
 from clinrag.generate.population_answer import RouteInfo
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.similar_sets import load_code_sets
 from clinrag.population.tables import population_path
 
-from .conftest import ORGS, Federation
+from ..shared.federation import ORGS, Federation
 from .test_openai_population import Api, api
 from .test_web_population import ask_streamed, signed_in, web_url
 

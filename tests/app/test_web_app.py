@@ -16,16 +16,17 @@ from typer.testing import CliRunner
 from clinrag.access.identity import TokenVerifier
 from clinrag.app.chat_service import ChatService, trusted_issuers
 from clinrag.app.cli import app as cli_app
-from clinrag.app.web import launch, server, store, testing, views
+from clinrag.app.web import launch, server, store, views
 from clinrag.app.web.server import COOKIE, WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
-from clinrag.app.web.testing import csrf_token, sign_in_over_http
+from clinrag.demo import web_testing
+from clinrag.demo.web_testing import csrf_token, sign_in_over_http
 from clinrag.federation.root import FederationRoot
 from clinrag.federation.serving import ThreadServer, free_port
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 STROKE = "Who was treated for a stroke?"
 
@@ -175,6 +176,6 @@ def test_the_web_command_documents_its_options() -> None:
 
 
 def test_the_module_examples_hold() -> None:
-    outcomes = [doctest.testmod(module) for module in (launch, server, store, testing, views)]
+    outcomes = [doctest.testmod(module) for module in (launch, server, store, web_testing, views)]
     assert all(outcome.failed == 0 for outcome in outcomes)
     assert sum(outcome.attempted for outcome in outcomes) >= 8

@@ -21,12 +21,12 @@ from clinrag.app.chat_service import ChatService, trusted_issuers
 from clinrag.app.web.server import WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
-from clinrag.app.web.testing import CHROMIUM, CHROMIUM_FLAGS
+from clinrag.demo.web_testing import CHROMIUM, CHROMIUM_FLAGS
 from clinrag.federation.root import FederationRoot, OrgEndpoint
 from clinrag.federation.serving import ThreadServer, free_port
 from clinrag.settings import AnswerSettings, FederationSettings, PathSettings, RetrieveSettings
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs pip install 'clinrag[dev]'")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make test installs it)")

@@ -1,5 +1,5 @@
 """The demo federation: a synthetic cohort split into Hospitals A, B and C, each ingested into its own store, and a
-library of synthetic citations and fictional guidelines (`demo_library`).
+library of synthetic citations and fictional guidelines (`clinrag.demo.library`).
 
 Building is idempotent: an existing cohort with the same seed and size is reused, and ingestion of unchanged
 data adds nothing, so ``make demo`` is quick the second time.
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clinrag.app.demo_library import LibraryBuild, build_library
+from clinrag.demo.library import LibraryBuild, build_library
 from clinrag.index.backend import drop_indexes, leaf_names, open_leaf_store
 from clinrag.index.embed import embedder_from
 from clinrag.index.indexer import IndexSummary, build_indexes
@@ -63,9 +63,9 @@ def build_demo(
     library: bool = True,
 ) -> DemoBuild:
     """Generate (or reuse) the cohort under ``out/cohort``, ingest each hospital into ``out/nodes/ORG`` and index
-    every department there (``out/nodes/ORG/index/DEPT``), then the library (`demo_library`) unless ``library`` is
-    False. ``on_stage`` hears of each step (and how many items it
-    counts, when known) before ``on_progress`` hears of its items done."""
+    every department there (``out/nodes/ORG/index/DEPT``), then the library (`clinrag.demo.library`) unless
+    ``library`` is False. ``on_stage`` hears of each step (and how many items it counts, when known) before
+    ``on_progress`` hears of its items done."""
     stage = on_stage or (lambda _description, _total: None)
     cohort = out / "cohort"
     if not _cohort_matches(cohort, patients, seed):

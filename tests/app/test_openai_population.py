@@ -25,7 +25,7 @@ from clinrag.generate.routed import answer_routed
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 from clinrag.types import Answer
 
-from .conftest import EMBEDDER, Federation
+from ..shared.federation import EMBEDDER, Federation
 
 PER_HOSPITAL = "How many patients were admitted per hospital?"
 DIAGNOSES = "What are the most common diagnoses?"
