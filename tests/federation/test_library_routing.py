@@ -45,9 +45,12 @@ def test_a_records_question_never_reaches_the_library(root: FederationRoot, fede
     assert asked == dict.fromkeys("ABC", "answered")
 
 
-def test_a_question_asking_neither_asks_every_node(root: FederationRoot, federation: Federation) -> None:
-    asked = _asked(root, "What is the edoxaban dose in atrial fibrillation?", federation.token("A.phys.neur"))
-    assert set(asked) == {"A", "B", "C", "LIB"}
+def test_a_question_naming_no_source_asks_the_hospitals(root: FederationRoot, federation: Federation) -> None:
+    token = federation.token("A.phys.neur")
+    assert set(_asked(root, "What is the edoxaban dose in atrial fibrillation?", token)) == {"A", "B", "C"}
+    assert set(_asked(root, "What do the guidelines say about the edoxaban dose?", token)) == {"LIB"}
+    both = "What do the guidelines recommend for our patients with atrial fibrillation?"
+    assert set(_asked(root, both, token)) == {"A", "B", "C", "LIB"}
 
 
 def test_population_and_similar_patients_never_ask_the_library(federation: Federation) -> None:

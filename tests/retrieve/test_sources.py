@@ -27,7 +27,8 @@ BOTH = RECORDS | LITERATURE
         ("Summarize the studies of SGLT2 inhibitors in heart failure", LITERATURE),
         ("What do the guidelines recommend for Ada Stone's atrial fibrillation?", BOTH),
         ("Which of our patients would the guidelines anticoagulate?", BOTH),
-        ("What is the edoxaban dose in atrial fibrillation?", BOTH),  # asks neither: both may say
+        ("What is the edoxaban dose in atrial fibrillation?", RECORDS),  # names no source: the records
+        ("weakness after a stroke", RECORDS),
     ],
 )
 def test_the_sources_a_question_asks(question: str, expected: frozenset[SourceFamily]) -> None:

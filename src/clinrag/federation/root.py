@@ -23,7 +23,7 @@ answer says them (`Answer.filter_notes`) as it does on one node.
 
 Libraries: an organisation listed with ``kind = "library"`` holds literature and guidelines, no patients. It is asked
 only the questions that ask the literature ("trials", "guidelines", "Smith et al."; `asked_about`), and the hospitals
-only those about patients — both when a question asks both or neither (`retrieve.sources.sources_asked`); an
+only those about patients or naming no source — both when a question asks both (`retrieve.sources.sources_asked`); an
 organisation not asked is not in the result. When some hospital resolves a patient the question names, a library's
 candidates are kept only if the question asks the literature by name: the answer gives them a part of their own.
 
@@ -115,7 +115,7 @@ def hospitals(orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
 
 def asked_about(question: str, orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
     """The organisations of ``orgs`` that hold the kinds of source ``question`` asks: libraries only when it asks the
-    literature, hospitals only when it asks about patients (or each when it asks neither); every organisation when
+    literature, hospitals when it asks about patients or names no source; every organisation when
     none holds what it asks (a federation of one library is asked everything).
 
     Example:

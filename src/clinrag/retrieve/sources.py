@@ -4,8 +4,8 @@ citations and guidelines), or both — read by rules from the question's words, 
 A federation root asks a library only when the question asks what the evidence says ("trials", "guidelines",
 "Smith et al.", "what does the literature say"), and the hospitals only when it asks about patients, so that a
 patient's answer never quotes an abstract and a question about trials never lists patients. A question that asks
-both ("What do the guidelines recommend for Ada Stone's atrial fibrillation?") goes to both, as does one that asks
-neither; its answer labels each part by the kind of source it cites.
+both ("What do the guidelines recommend for Ada Stone's atrial fibrillation?") goes to both, and its answer labels
+each part by the kind of source it cites; one that names no source goes to the records.
 
 Example:
     >>> sorted(map(str, sources_asked("What do trials say about apixaban in atrial fibrillation?")))
@@ -13,7 +13,7 @@ Example:
     >>> sorted(map(str, sources_asked("Who was treated for a stroke?")))
     ['records']
     >>> sorted(map(str, sources_asked("What is the edoxaban dose in atrial fibrillation?")))
-    ['literature', 'records']
+    ['records']
     >>> sorted(map(str, sources_asked("What do the guidelines recommend for our patients with atrial fibrillation?")))
     ['literature', 'records']
 """
@@ -113,12 +113,12 @@ def asks_records(question: str) -> bool:
 
 
 def sources_asked(question: str) -> frozenset[SourceFamily]:
-    """The kinds of source that answer ``question``: the literature when it asks for evidence, the records when it
-    asks about patients, and both when it asks neither ("What is the edoxaban dose in atrial fibrillation?": the
-    hospitals' notes and the library's guidelines may both say)."""
-    literature, records = asks_literature(question), asks_records(question)
-    if not literature and not records:
-        literature = records = True
+    """The kinds of source that answer ``question``: the literature when it asks for evidence by name, the records
+    when it asks about patients or does not name the literature ("weakness after a stroke", "What is the edoxaban
+    dose in atrial fibrillation?": the records first, as the hospitals' users expect; "What do the guidelines say
+    about the edoxaban dose?" asks the library)."""
+    literature = asks_literature(question)
+    records = asks_records(question) or not literature
     return frozenset(
         family for family, asked in ((SourceFamily.RECORDS, records), (SourceFamily.LITERATURE, literature)) if asked
     )
