@@ -19,7 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from clinrag.evaluate.retrieval import MODES, all_configurations, check_targets, evaluate_retrieval
+from clinrag.evaluate.retrieval import evaluate_retrieval
+from clinrag.evaluate.retrieval_report import check_targets
+from clinrag.evaluate.retrieval_runner import MODES, all_configurations
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.ingest.synthetic.cohort import generate_cohort
 from common import write

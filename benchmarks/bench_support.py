@@ -11,7 +11,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from clinrag.evaluate.retrieval import Cohort
+from clinrag.evaluate.retrieval_gold import Cohort
 from clinrag.evaluate.support import calibrate_support, claim_pairs
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.ingest.chunkstore import ChunkStore

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import doctest
+import importlib
 import json
 import random
 import re
@@ -12,19 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clinrag.evaluate.retrieval import (
-    KINDS,
-    ChunkLookup,
-    Cohort,
-    Configuration,
-    Question,
-    build_questions,
-    evaluate_retrieval,
-    ndcg_at_k,
-    normalise_space,
-    recall_at_k,
-    reciprocal_rank,
-)
+from clinrag.evaluate.retrieval import evaluate_retrieval
+from clinrag.evaluate.retrieval_gold import KINDS, ChunkLookup, Cohort, Question, normalise_space
+from clinrag.evaluate.retrieval_metrics import ndcg_at_k, recall_at_k, reciprocal_rank
+from clinrag.evaluate.retrieval_questions import build_questions
+from clinrag.evaluate.retrieval_runner import Configuration
 from clinrag.index.embed import Vectors, normalise
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
@@ -170,6 +164,15 @@ def test_multi_patient_values_are_held_by_a_few_patients(
 # --- metrics --------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "module",
+    ["retrieval", *(f"retrieval_{part}" for part in ("gold", "aspects", "questions", "metrics", "runner", "report"))],
+)
+def test_docstring_examples_run(module: str) -> None:
+    outcome = doctest.testmod(importlib.import_module(f"clinrag.evaluate.{module}"))
+    assert outcome.failed == 0
+
+
 def test_metrics_on_hand_computed_examples() -> None:
     ranked = ["x", "a", "y", "b", "z", "q", "w", "e", "r", "t", "c"]
     relevant = {"a", "b", "c"}
@@ -189,7 +192,7 @@ def test_metrics_on_hand_computed_examples() -> None:
 
 
 def test_metrics_agree_with_ir_measures() -> None:
-    ir_measures = pytest.importorskip("ir_measures")
+    import ir_measures  # a dev dependency: the proof that the in-house metrics are trec_eval's must not skip
     from ir_measures import RR, R, nDCG
 
     rng = random.Random(0)

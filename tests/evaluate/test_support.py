@@ -6,7 +6,7 @@ import doctest
 from pathlib import Path
 
 from clinrag.evaluate import support
-from clinrag.evaluate.retrieval import Cohort
+from clinrag.evaluate.retrieval_gold import Cohort
 from clinrag.evaluate.support import best_threshold, calibrate_support, claim_pairs
 from clinrag.ingest.chunkstore import ChunkStore
 

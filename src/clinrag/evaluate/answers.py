@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from clinrag.evaluate.retrieval import ChunkLookup, Cohort, build_questions
+from clinrag.evaluate.retrieval_gold import ChunkLookup, Cohort
+from clinrag.evaluate.retrieval_questions import build_questions
 from clinrag.generate.answer import Answerer
 from clinrag.index.embed import Embedder
 from clinrag.index.indexer import build_indexes

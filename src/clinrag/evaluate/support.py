@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clinrag.evaluate.retrieval import ChunkLookup, Cohort, GoldFact
+from clinrag.evaluate.retrieval_gold import ChunkLookup, Cohort, GoldFact
 from clinrag.generate.citations import verify
 from clinrag.generate.prompts import provenance
 from clinrag.index.embed import Embedder

@@ -1,7 +1,7 @@
 """What the ``trend`` suite measures, each computed locally with no model but the node's embedder: how far a
 scenario's retrieval and answer stay from the baseline's (ixn, ROUGE-1/ROUGE-L, BLEU), how well they meet the gold
-(recall@k, nDCG@10 — `clinrag.evaluate.retrieval`'s functions), and RAGAS-style faithfulness, answer relevance and
-context relevance; plus the centralised node (every hospital's chunks in one index) and the access grid.
+(recall@k, nDCG@10 — `clinrag.evaluate.retrieval_metrics`'s functions), and RAGAS-style faithfulness, answer
+relevance and context relevance; plus the centralised node (every hospital's chunks in one index) and the access grid.
 
 - **ixn**: |top-k of the scenario ∩ top-k of the baseline| / |top-k of the baseline| (chunk ids);
 - **ROUGE-1 / ROUGE-L**: F-measures of `rouge-score` (Porter stemming) of the scenario's answer words against the

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from clinrag.evaluate.answers import AnswerQuestion, rejection_questions
 from clinrag.evaluate.grid import CachingEmbedder, Combination, GridError, GridSpec
-from clinrag.evaluate.retrieval import ChunkLookup, Cohort, Question, build_questions, ndcg_at_k, recall_at_k
+from clinrag.evaluate.retrieval_gold import ChunkLookup, Cohort, Question
+from clinrag.evaluate.retrieval_metrics import ndcg_at_k, recall_at_k
+from clinrag.evaluate.retrieval_questions import build_questions
 from clinrag.evaluate.suites.base import Cell, Progress, Register, SuiteInputError, SuiteResult, Table
 from clinrag.evaluate.suites.context import SuiteContext
 from clinrag.evaluate.suites.plots import bars, grouped_bars

@@ -14,15 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clinrag.evaluate.retrieval import (
-    KINDS,
-    MODES,
-    Configuration,
-    ConfigurationResult,
-    all_configurations,
-    check_targets,
-    evaluate_retrieval,
-)
+from clinrag.evaluate.retrieval import evaluate_retrieval
+from clinrag.evaluate.retrieval_gold import KINDS
+from clinrag.evaluate.retrieval_report import ConfigurationResult, check_targets
+from clinrag.evaluate.retrieval_runner import MODES, Configuration, all_configurations
 from clinrag.evaluate.suites.base import Progress, Register, SuiteResult, Table
 from clinrag.evaluate.suites.context import SuiteContext
 from clinrag.evaluate.suites.plots import grouped_bars, scatter

@@ -2,8 +2,8 @@
 providers, hospital and library nodes served on 127.0.0.1, the root fanning out and merging one global top-k.
 
 Questions: the retrieval benchmark's single-note, single-patient and multi-patient questions, with gold chunks from
-the cohort's gold facts (`clinrag.evaluate.retrieval.build_questions`), the answer benchmark's negative-rejection
-and noise questions (`clinrag.evaluate.answers.rejection_questions`), and the population questions
+the cohort's gold facts (`clinrag.evaluate.retrieval_questions.build_questions`), the answer benchmark's
+negative-rejection and noise questions (`clinrag.evaluate.answers.rejection_questions`), and the population questions
 (`clinrag.evaluate.population`). Scenarios: **centralised** (one index of every hospital's chunks, no policies: the
 baseline), **federated** (the nodes with policies off, through the root) and each demo user (the nodes with the
 demo's Cedar policies, the user's own ID token). Metrics: `clinrag.evaluate.trend`; see docs/evaluation.md.
@@ -31,7 +31,9 @@ from clinrag.evaluate.answers import AnswerQuestion, rejection_questions
 from clinrag.evaluate.population import Grade, ask, load_questions
 from clinrag.evaluate.population import Question as PopulationQuestion
 from clinrag.evaluate.population_truth import EVERYONE, Hospital, load_cohort
-from clinrag.evaluate.retrieval import KINDS, ChunkLookup, Cohort, Question, build_questions, ndcg_at_k, recall_at_k
+from clinrag.evaluate.retrieval_gold import KINDS, ChunkLookup, Cohort, Question
+from clinrag.evaluate.retrieval_metrics import ndcg_at_k, recall_at_k
+from clinrag.evaluate.retrieval_questions import build_questions
 from clinrag.evaluate.suites.base import Number, Progress, Register, SuiteResult, Table
 from clinrag.evaluate.suites.context import RunningFederation, SuiteContext
 from clinrag.evaluate.suites.plots import fit_line, grouped_bars, heatmap, scatter
