@@ -34,20 +34,13 @@ FIGURES = DOCS / "figures.md"
 RESULTS = ROOT / "benchmarks" / "results"
 BENCHMARKS = ROOT / "benchmarks"
 
-# Docs other work is rewriting at the time of writing: "issue N" labels found there are reported (xfail), not failed
-# on, until that work lands; drop a name once its page passes.
-EDITED_ELSEWHERE: set[str] = set()
-
 
 def _doc_paths() -> list[Path]:
     return sorted(DOCS.glob("*.md"))
 
 
 def _param(path: Path) -> Any:
-    marks = []
-    if path.name in EDITED_ELSEWHERE:
-        marks.append(pytest.mark.xfail(reason=f"docs/{path.name} is being rewritten elsewhere", strict=False))
-    return pytest.param(path, id=path.name, marks=marks)
+    return pytest.param(path, id=path.name)
 
 
 # ---------------------------------------------------------------------------------------------------- markdown
