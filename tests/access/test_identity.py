@@ -300,10 +300,11 @@ def test_configured_jwks_uri_skips_discovery(idp: IdentityProvider) -> None:
 
 
 def test_keys_are_refetched_after_their_ttl(idp: IdentityProvider) -> None:
-    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=0.2, min_refetch_interval=0.0)
+    # A TTL long enough that the first two verifications fall inside it on a loaded machine (0.2 s did not always).
+    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=1.5, min_refetch_interval=0.0)
     verifier.verify(idp.token())
     verifier.verify(idp.token())
-    time.sleep(0.3)
+    time.sleep(1.6)
     verifier.verify(idp.token())
     assert idp.requests["/jwks"] == 2
 
