@@ -29,7 +29,7 @@ import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -274,8 +274,21 @@ def build_indexes(
             )
         for future in finishing:
             future.result()
+    empty_vanished_leaves(index_root, existing, leaves, index, summary)
+    return summary
+
+
+def empty_vanished_leaves(
+    index_root: Path,
+    existing: Iterable[str],
+    current: Container[str],
+    index: IndexSettings | None,
+    summary: IndexSummary,
+) -> None:
+    """Empty the leaf indexes of ``existing`` departments that no longer have chunks (not in ``current``), each
+    recorded in ``summary`` with how many chunks it lost; shared by the local and the Ray engine."""
     for leaf in existing:
-        if leaf not in leaves:  # a department that no longer has chunks
+        if leaf not in current:
             store = open_leaf_store(index_root, leaf, index)
             try:
                 removed = store.count()
@@ -283,4 +296,3 @@ def build_indexes(
             finally:
                 store.close()
             summary.leaves[leaf] = LeafSummary(removed=removed)
-    return summary

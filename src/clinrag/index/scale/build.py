@@ -35,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clinrag.index.backend import leaf_names, open_leaf_store
+from clinrag.index.backend import leaf_names
 from clinrag.index.embed import Vectors
 from clinrag.index.indexer import (
     OPTIMIZE_AFTER,
@@ -44,6 +44,7 @@ from clinrag.index.indexer import (
     LeafSummary,
     ProgressCallback,
     VectorReuse,
+    empty_vanished_leaves,
     finish_leaf,
     open_or_create_leaf,
 )
@@ -164,13 +165,5 @@ def build_indexes_ray(
         leaf.summary.updated = leaf.sorter.updated
         leaf.summary.kept -= leaf.sorter.updated
         summary.leaves[leaf.name] = leaf.summary
-    for name in existing:
-        if name not in names:  # a department that no longer has chunks
-            store = open_leaf_store(index_root, name, index)
-            try:
-                removed = store.count()
-                store.delete(store.chunk_ids())
-            finally:
-                store.close()
-            summary.leaves[name] = LeafSummary(removed=removed)
+    empty_vanished_leaves(index_root, existing, names, index, summary)
     return summary
