@@ -13,12 +13,10 @@ from clinrag.federation.root import FederatedSearcher, FederationRoot
 from clinrag.generate.answer import Answerer
 from clinrag.generate.source_parts import LABELS
 from clinrag.ingest.chunkstore import ChunkStore
-from clinrag.retrieve.sources import SourceFamily
+from clinrag.retrieve.sources import LITERATURE_KINDS, SourceFamily
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
 from ..shared.federation import EMBEDDER, Federation
-
-LITERATURE_KINDS = {"abstract", "guideline"}
 
 
 @pytest.fixture(scope="module")

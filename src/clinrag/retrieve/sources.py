@@ -32,11 +32,9 @@ class SourceFamily(StrEnum):
     LITERATURE = "literature"
 
 
-RECORD_KINDS: Final = frozenset({"note", "row", "calculator"})
-"""`types.SourceKind` values of the records (a calculator's result is computed from them)."""
-
 LITERATURE_KINDS: Final = frozenset({"abstract", "guideline"})
-"""`types.SourceKind` values of the literature."""
+"""`types.SourceKind` values of the literature; every other kind (notes, rows, a calculator's result computed from
+them) is of the records."""
 
 _LITERATURE = re.compile(
     r"\b(?:evidence|literature|trials?|studies|(?:a|the|one) study (?:of|by|in|showed|found)|meta-?analys[ie]s|"
