@@ -8,6 +8,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import json
+import time
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -145,12 +146,28 @@ def test_published_rate_limits_hold(tmp_path: Path, api_key: str | None, rate: i
     with serve(fake_pubmed(YEAR_2020[:count])) as fake, client_for(fake, api_key=api_key) as client:
         fetch_pubmed("x", tmp_path, client, date(2020, 1, 1), date(2020, 12, 31), batch=1)
     assert len(fake.seen) == count + 1
-    gaps = [b.at - a.at for a, b in zip(fake.seen, fake.seen[1:], strict=False)]
-    # the client spaces starts 1.1 / rate apart; arrival at the server may shift a request by some milliseconds
-    assert min(gaps) >= 0.9 / rate
+    # the published limit, measured where NCBI measures it; one request's arrival can lag on a loaded machine, so
+    # the spacing of starts is checked on the client's own clock (next test), and here only on average
     assert _most_in_one_second(fake.seen) <= rate
+    assert (fake.seen[-1].at - fake.seen[0].at) / count >= 0.95 / rate
     sent = fake.seen[0].params
     assert (sent["tool"], sent["email"], sent.get("api_key")) == ("clinrag", "dev@example.org", api_key)
+
+
+@pytest.mark.parametrize("rate", [3.0, 10.0])
+def test_the_limiter_spaces_every_start_by_its_interval(rate: float) -> None:
+    readings: list[float] = []
+
+    def clock() -> float:
+        readings.append(time.monotonic())
+        return readings[-1]
+
+    limiter = eutils.RateLimiter(rate, clock=clock)
+    starts = []
+    for _ in range(6):
+        limiter.wait()
+        starts.append(readings[-1])  # the reading each start was allowed on
+    assert all(b - a >= 1.1 / rate - 1e-9 for a, b in itertools.pairwise(starts))
 
 
 def test_an_interrupted_fetch_resumes_and_a_finished_one_fetches_nothing(tmp_path: Path) -> None:
