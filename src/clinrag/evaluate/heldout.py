@@ -35,6 +35,7 @@ from typing import Final
 
 from clinrag.evaluate import heldout_questions_2 as second
 from clinrag.evaluate import heldout_questions_3 as third
+from clinrag.evaluate import heldout_questions_4 as fourth
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Answer
@@ -210,6 +211,8 @@ TEST2: Final = "test2"
 """The second blind test split (:mod:`clinrag.evaluate.heldout_questions_2`)."""
 TEST3: Final = "test3"
 """The third blind test split (:mod:`clinrag.evaluate.heldout_questions_3`)."""
+TEST4: Final = "test4"
+"""The fourth blind test split (:mod:`clinrag.evaluate.heldout_questions_4`)."""
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,17 @@ SPLIT_3: Final = BlindSplit(
     third.WRONG_NAME_TEMPLATES_3,
     third.INVENTED_FIRST_NAMES_3,
 )
+SPLIT_4: Final = BlindSplit(
+    TEST4,
+    fourth.FAMILIES_4,
+    fourth.ABSENT_TOPICS_4,
+    fourth.NEGATIVE_TEMPLATES_4,
+    fourth.ABSENT_DRUGS_4,
+    fourth.NOISE_TEMPLATES_4,
+    fourth.UNSEEN_TEMPLATES_4,
+    fourth.WRONG_NAME_TEMPLATES_4,
+    fourth.INVENTED_FIRST_NAMES_4,
+)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
@@ -259,6 +273,11 @@ def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -
 def build_questions_3(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
     """The split ``test3`` (:func:`build_blind_split` of :data:`SPLIT_3`)."""
     return build_blind_split(view, SPLIT_3, seed, per_template)
+
+
+def build_questions_4(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test4`` (:func:`build_blind_split` of :data:`SPLIT_4`)."""
+    return build_blind_split(view, SPLIT_4, seed, per_template)
 
 
 def build_blind_split(

@@ -10,6 +10,9 @@ Example:
     >>> second = [json.loads(line) for line in FREEFORM_2.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in second) >= 40, sum(bool(row.get("abstain")) for row in second) >= 10
     (True, True)
+    >>> third = [json.loads(line) for line in FREEFORM_3.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in third) >= 40, sum(bool(row.get("abstain")) for row in third) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from clinrag.evaluate.heldout import CohortView, HeldoutQuestion
 FREEFORM: Final = Path(__file__).with_name("data") / "freeform_questions.jsonl"
 FREEFORM_2: Final = Path(__file__).with_name("data") / "freeform_questions_2.jsonl"
 """A second blind set, written after the fixes the first set's failures led to and run once (split ``freeform2``)."""
+FREEFORM_3: Final = Path(__file__).with_name("data") / "freeform_questions_3.jsonl"
+"""A third blind set (split ``freeform3``), about patients neither earlier set asks about, written by someone who had
+not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
