@@ -24,7 +24,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
+from clinrag.access import identity
 from clinrag.access.identity import TokenVerifier, TrustedIssuer
+from clinrag.access.jwks import IssuerKeys
 from clinrag.errors import AuthenticationError, ConfigError
 from clinrag.types import Actor
 
@@ -134,6 +136,15 @@ def idp() -> Iterator[IdentityProvider]:
     provider.add_key("ec1", "EC")
     yield provider
     provider.close()
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The clock (seconds, set by the test) of the key caches of the verifiers the test makes: their ``jwks_ttl`` and
+    ``min_refetch_interval`` are checked on it, not on how fast the machine runs (`IssuerKeys` takes a clock)."""
+    now = [0.0]
+    monkeypatch.setattr(identity, "IssuerKeys", functools.partial(IssuerKeys, clock=lambda: now[0]))
+    return now
 
 
 @pytest.fixture
@@ -299,12 +310,13 @@ def test_configured_jwks_uri_skips_discovery(idp: IdentityProvider) -> None:
     assert idp.requests == Counter({"/jwks": 1})
 
 
-def test_keys_are_refetched_after_their_ttl(idp: IdentityProvider) -> None:
-    # A TTL long enough that the first two verifications fall inside it on a loaded machine (0.2 s did not always).
-    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=1.5, min_refetch_interval=0.0)
+def test_keys_are_refetched_after_their_ttl(idp: IdentityProvider, clock: list[float]) -> None:
+    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=60.0, min_refetch_interval=0.0)
     verifier.verify(idp.token())
+    clock[0] = 59.9
     verifier.verify(idp.token())
-    time.sleep(1.6)
+    assert idp.requests["/jwks"] == 1
+    clock[0] = 60.0
     verifier.verify(idp.token())
     assert idp.requests["/jwks"] == 2
 
@@ -320,14 +332,17 @@ def test_key_rotation(idp: IdentityProvider) -> None:
     rejects(verifier, old_token, "unknown signing key")  # k1 is gone after the refetch
 
 
-def test_unknown_kid_refetch_is_rate_limited(idp: IdentityProvider) -> None:
-    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, min_refetch_interval=0.5)
+def test_unknown_kid_refetch_is_rate_limited(idp: IdentityProvider, clock: list[float]) -> None:
+    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, min_refetch_interval=10.0)
     verifier.verify(idp.token("k1"))
-    for _ in range(10):
+    for tenth in range(10):
+        clock[0] = tenth * 0.99
         rejects(verifier, idp.token("ghost", key=idp.keys["k1"]), "unknown signing key")
     assert idp.requests["/jwks"] == 1  # forged key ids do not hammer the provider
     idp.add_key("k2")
-    time.sleep(0.6)
+    clock[0] = 9.99
+    rejects(verifier, idp.token("k2"), "unknown signing key")  # a real new key waits for the interval too
+    clock[0] = 10.0
     assert verifier.verify(idp.token("k2")).subject == "A.phys"
     assert idp.requests["/jwks"] == 2
 
@@ -352,11 +367,11 @@ def test_failing_jwks_server(idp: IdentityProvider) -> None:
     assert verifier.verify(idp.token()).subject == "A.phys"  # recovers once the provider does
 
 
-def test_cached_keys_survive_a_provider_outage(idp: IdentityProvider) -> None:
-    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=0.1, min_refetch_interval=0.0)
+def test_cached_keys_survive_a_provider_outage(idp: IdentityProvider, clock: list[float]) -> None:
+    verifier = TokenVerifier([TrustedIssuer(idp.issuer, "A")], AUDIENCE, jwks_ttl=60.0, min_refetch_interval=0.0)
     verifier.verify(idp.token())
     idp.fail_jwks = True
-    time.sleep(0.2)
+    clock[0] = 60.0  # the keys are due for a refresh, which fails
     assert verifier.verify(idp.token()).subject == "A.phys"
     assert idp.requests["/jwks"] == 2
 
