@@ -66,7 +66,7 @@ def test_sign_in_as_a_physician_of_hospital_a(provider_a: RunningProvider) -> No
 
 
 def test_sign_in_as_a_nurse_of_hospital_b(provider_b: RunningProvider) -> None:
-    tokens = sign_in(provider_b.issuer + "/", "B.nurse", timeout=2.0)
+    tokens = sign_in(provider_b.issuer + "/", "B.nurse", timeout=30.0)
     claims = _verified_claims(provider_b, tokens.id_token)
     assert tokens.issuer == provider_b.issuer
     assert (claims["sub"], claims["org"], claims["role"], claims["dept"]) == ("B.nurse", "B", "nurse", "medicine")
@@ -98,8 +98,8 @@ def test_provider_down_fails_fast_with_the_url() -> None:
         port = probe.getsockname()[1]
     started = time.perf_counter()
     with pytest.raises(AuthenticationError, match=rf"identity provider unreachable at http://127\.0\.0\.1:{port}"):
-        sign_in(f"http://127.0.0.1:{port}", "A.phys")
-    assert time.perf_counter() - started < 1.0
+        sign_in(f"http://127.0.0.1:{port}", "A.phys", timeout=60.0)
+    assert time.perf_counter() - started < 5.0  # refused at once, not after the 60 s timeout
 
 
 def test_provider_that_never_answers_times_out() -> None:
@@ -110,7 +110,7 @@ def test_provider_that_never_answers_times_out() -> None:
         started = time.perf_counter()
         with pytest.raises(AuthenticationError, match="timed out"):
             sign_in(issuer, "A.phys", timeout=0.3)
-        assert time.perf_counter() - started < 2.0
+        assert time.perf_counter() - started < 4.0  # the timeout given, not the default 5 s
 
 
 def test_not_an_openid_provider(provider_a: RunningProvider) -> None:
