@@ -879,6 +879,23 @@ def test_a_census_given_name_and_a_surname_the_tagger_missed_name_an_unknown_per
 
 
 @pytest.mark.parametrize(
+    ("question", "selected"),
+    [
+        ("Document Laura Dawson's allergy list.", {1}),  # a sentence's first word, no given name: an order
+        ("Enumerate Laura Dawson's discharge prescriptions.", {1}),
+        ("Allergies? Summarise Laura Dawson's.", {1}),
+        ("Grace Laura Dawson allergies?", set()),  # a given name first: someone the registry does not hold
+    ],
+)
+def test_a_sentence_opening_word_joins_a_full_name_only_when_it_is_a_given_name(
+    question: str, selected: set[int]
+) -> None:
+    resolution = PatientRegistry([(1, "Laura Dawson"), (2, "Grace Dawson")]).resolve(question)
+    assert resolution.subject_ids == selected
+    assert resolution.names_patients
+
+
+@pytest.mark.parametrize(
     "question", ["Who had a Whipple procedure?", "Any Hartmann procedure patients?", "Heart Failure admissions"]
 )
 def test_eponyms_and_headings_name_no_person(question: str) -> None:

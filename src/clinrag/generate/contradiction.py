@@ -30,7 +30,10 @@ from clinrag.types import Chunk
 COMPLICATION_CUE = re.compile(
     r"\bcomplicat\w* by\b|\bcourse (?:was )?complicated\b|\bdevelop\w*|\bnew(?:-onset| onset)?\s+(?!medications?\b)\w+"
     r"|\bconsistent with\b|\bfelt to be\b|\bepisodes? of\b|\btransfus\w*"
-    r"|\b(?:rose|fell|dropped|drifted|increased|decreased) (?:to|from)\b",
+    r"|\b(?:rose|fell|dropped|drifted|increased|decreased) (?:to|from)\b"
+    r"|\bslowed by\b|\brun of\b|\bincidental\b|\bintra-?operatively\b"
+    r"|\b(?:he|she|they) had\b|\b(?:concerning|notable) for\b|\brequiring\b|\btransferred to the \w*ICU\b"
+    r"|\b(?:hypo|hyper)(?:kal|natr|magnes|calc|phosphat|glyc)\w*emia\b",
     re.IGNORECASE,
 )
 """Phrasings that report a complication in a hospital course."""

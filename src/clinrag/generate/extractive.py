@@ -229,7 +229,7 @@ def answering_lines(
     for source in sources:
         text = texts[source.number]
         if complication:
-            lines = _complication_lines(text, negations=stay_of(source.chunk) not in reported)
+            lines = complication_lines(text, negations=stay_of(source.chunk) not in reported)
         else:
             lines = _picked_lines(source, text, wanted, specific, sections, understanding.about_patients)
         section = source.chunk.section
@@ -293,12 +293,18 @@ def affirms(line: str, terms: Set[str]) -> bool:
     return False
 
 
-def _complication_lines(text: str, negations: bool) -> list[str]:
-    """The lines of a hospital course that report a complication (clear phrasings first, the weaker ones only when
-    there is none), or, with ``negations``, that say there was none."""
+def complication_lines(text: str, negations: bool) -> list[str]:
+    """Up to three lines of a hospital course that report a complication (clear phrasings first, then weaker
+    ones), or, with ``negations`` and none found, the lines that say there was none.
+
+    Example:
+        >>> course = "Laminectomy without complication. Recovery was slowed by ileus. Diet was advanced."
+        >>> complication_lines(course, negations=True)
+        ['Recovery was slowed by ileus.']
+    """
     lines = [line for line in _lines(text) if not denies_complication(line)]
     found = [line for line in lines if COMPLICATION_CUE.search(line)]
-    found = found or [line for line in lines if WEAKCOMPLICATION_CUE.search(line)]
+    found += [line for line in lines if WEAKCOMPLICATION_CUE.search(line) and line not in found]
     if not found and negations:
         found = [line for line in _lines(text) if denies_complication(line)]
     return [line.rstrip() for line in found[:3]]

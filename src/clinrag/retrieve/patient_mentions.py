@@ -829,6 +829,10 @@ class _Finder:
         shouted_name = all(word.shouted for word in name)
         if token.shouted and not parsed.shouted and not (shouted_name and (lone or len(token.key) >= 4)):
             return False
+        if before and _starts_sentence(parsed, i) and token.key not in given_names():
+            # "Document Laura Dawson's allergies": a sentence's first word is capitalised whatever it is; only a
+            # given name there ("Grace Laura Dawson") may make the name a longer one the registry lacks
+            return False
         # "Labs for Aaron Abigail Abbott": a capitalised word before a full name is part of it unless the question
         # is written in title case beyond its sentences' first words
         titled = parsed.titled_within if before else parsed.titled
