@@ -6,20 +6,26 @@ group                  the factory is called as                               an
 =====================  =====================================================  ====================================
 ``clinrag.embedders``  ``factory(settings: IndexSettings, cache_dir)``        an ``index.embed.Embedder``
 ``clinrag.generators`` ``factory(settings: AnswerSettings, paths)``           a ``generate.llm.Generator``
+``clinrag.stores``     ``factory(settings: IndexSettings, index_root)``       an ``index.backend.LeafStores``
 =====================  =====================================================  ====================================
+
+The settings that name a backend: ``index.embedder``, ``answer.generator`` and ``index.backend``. A store
+backend's factory gets the settings and a node's index folder, and returns that node's leaf indexes (listed, opened,
+created, dropped), each leaf's index an ``index.store.VectorStore``.
 
 A hospital's model server as an embedder, in its own package's ``pyproject.toml``::
 
     [project.entry-points."clinrag.embedders"]
     our-embedder = "our_package.clinrag_plugin:make_embedder"
 
-and ``index.embedder = "our-embedder"`` in ``clinrag.toml``. A plugin's name may not be a built-in one; the backend
-must pass the same conformance tests as the built-ins (``tests/index/test_embedder_contract.py``,
-``tests/generate/test_generator_contract.py``), which take any factory.
+and ``index.embedder = "our-embedder"`` in ``clinrag.toml``. A plugin's name may not be a built-in one: setting a
+built-in name that an installed plugin also registers is a configuration error (rename the plugin). A backend must
+pass the same conformance tests as the built-ins (``tests/index/test_embedder_contract.py``,
+``tests/generate/test_generator_contract.py``, ``tests/index/test_store_contract.py``), which take any factory.
 
 Example:
-    >>> plugin_names(EMBEDDERS)  # none installed here
-    ()
+    >>> plugin_names(EMBEDDERS), plugin_names(STORES)  # none installed here
+    ((), ())
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ EMBEDDERS: Final = "clinrag.embedders"
 
 GENERATORS: Final = "clinrag.generators"
 """Entry point group of generator factories."""
+
+STORES: Final = "clinrag.stores"
+"""Entry point group of vector store backend factories."""
 
 
 def plugin_names(group: str) -> tuple[str, ...]:

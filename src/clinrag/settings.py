@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from clinrag.errors import ConfigError
-from clinrag.plugins import EMBEDDERS, GENERATORS, plugin_names
+from clinrag.plugins import EMBEDDERS, GENERATORS, STORES, plugin_names
 
 CONFIG_ENV = "CLINRAG_CONFIG"
 DEFAULT_CONFIG_NAME = "clinrag.toml"
@@ -33,12 +33,22 @@ BUILT_IN_EMBEDDERS: tuple[str, ...] = ("minilm-onnx", "sentence-transformers", "
 BUILT_IN_GENERATORS: tuple[str, ...] = ("extractive", "local", "openai")
 """Generators clinrag ships; plugins add others."""
 
+BUILT_IN_STORES: tuple[str, ...] = ("edge", "server")
+"""Vector store backends clinrag ships; plugins add others."""
+
 
 def _known(name: str, built_in: tuple[str, ...], group: str) -> str:
-    """``name`` when it is built in or an installed plugin's; otherwise a ValueError listing the choices."""
-    if name in built_in or name in plugin_names(group):
+    """``name`` when it is built in or an installed plugin's; otherwise a ValueError listing the choices, or saying
+    that a plugin takes a built-in name (which `clinrag.plugins` refuses)."""
+    plugins = plugin_names(group)
+    if name in built_in and name in plugins:
+        raise ValueError(
+            f"{name!r} is built in, and an installed package also registers a plugin of that name under {group}: "
+            "a plugin may not take a built-in name; rename the plugin"
+        )
+    if name in built_in or name in plugins:
         return name
-    choices = ", ".join((*built_in, *plugin_names(group)))
+    choices = ", ".join((*built_in, *plugins))
     raise ValueError(f"unknown {name!r}: one of {choices} (or a plugin registered under {group})")
 
 
@@ -119,9 +129,17 @@ class IndexSettings(Group):
     batch_size: int = Field(
         16, ge=1, le=1024, description="Texts per embedding batch (fp32 compute; int8 runs each text alone)."
     )
-    backend: Literal["edge", "server"] = Field(
-        "edge", description="edge: embedded Qdrant Edge shard on disk; server: a Qdrant server via qdrant-client."
+    backend: str = Field(
+        "edge",
+        description="edge: embedded Qdrant Edge shard on disk; server: a Qdrant server via qdrant-client; or the name "
+        "of an installed plugin (entry point group clinrag.stores).",
     )
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, name: str) -> str:
+        return _known(name, BUILT_IN_STORES, STORES)
+
     qdrant_url: str | None = Field(None, description="Qdrant server URL (backend=server); unset: local mode on disk.")
     qdrant_api_key: str | None = Field(None, description="Qdrant server API key (backend=server).")
     qdrant_shards: int = Field(

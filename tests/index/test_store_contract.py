@@ -1,4 +1,10 @@
-"""One contract for every vector store backend, and congruence between the embedded and server backends."""
+"""One contract for every vector store backend, built in or a plugin's, and congruence between the embedded and
+server backends.
+
+The backends: a Qdrant Edge shard, qdrant-client's local mode (the server backend without a server), and a plugin
+registered under ``clinrag.stores`` by an installed package (a package written to a temporary folder on
+``sys.path``) whose factory wraps the Edge backend in a folder of its own, chosen by ``index.backend`` and reached
+through `clinrag.index.backend` as any backend is."""
 
 from __future__ import annotations
 
@@ -11,12 +17,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clinrag.errors import StoreError
+from clinrag.errors import ConfigError, StoreError
+from clinrag.index.backend import create_leaf_store, drop_indexes, leaf_names, leaf_stores, open_leaf_store
 from clinrag.index.edge import EdgeStore
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.server import ServerStore
 from clinrag.index.store import EmbedderMismatchError, IndexManifest, StoreQuery, VectorStore, payload_digest
+from clinrag.plugins import STORES, plugin_names
+from clinrag.settings import IndexSettings
 from clinrag.types import Chunk, SearchFilters, SourceKind
+
+from ..plugin_packages import install_plugin
 
 DEPTS = ("medicine", "surgery", "psychiatry")
 SECTIONS = ("History of Present Illness", "Brief Hospital Course", "Discharge Medications")
@@ -40,6 +51,22 @@ WORDS = [
     "aspirin",
 ]
 DIM = 8
+PLUGIN = """
+from clinrag.index.backend import EdgeLeaves
+
+
+class PluginLeaves(EdgeLeaves):
+    \"\"\"The Edge backend, its shards in a folder of its own: a store made through the plugin is told apart.\"\"\"
+
+
+def make_stores(settings, index_root):
+    return PluginLeaves(index_root / "plugin-shards")
+
+
+def make_nothing(settings, index_root):
+    return object()
+"""
+PLUGIN_NAME = "contract-edge"
 
 
 def _corpus(size: int = 120, seed: int = 0) -> tuple[list[Chunk], np.ndarray, list[dict[int, float]]]:
@@ -84,9 +111,37 @@ def _server(tmp: Path) -> VectorStore:
 BACKENDS: dict[str, Callable[[Path], VectorStore]] = {"edge": _edge, "server-local": _server}
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture
+def plugin_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An installed package (``contract-stores-plugin``) registering ``contract-edge`` as a store backend, one whose
+    factory makes something else, one that does not load, and one taking the built-in name ``server``."""
+    targets = {
+        PLUGIN_NAME: "contract_stores_plugin:make_stores",
+        "makes-nothing": "contract_stores_plugin:make_nothing",
+        "broken": "contract_stores_plugin:no_such_factory",
+        "server": "contract_stores_plugin:make_stores",
+    }
+    folder = tmp_path / "site-packages"
+    folder.mkdir()
+    install_plugin(folder, monkeypatch, "contract_stores_plugin", PLUGIN, {STORES: targets})
+    return PLUGIN_NAME
+
+
+def _plugin(tmp: Path, name: str) -> VectorStore:
+    """A leaf store made through the plugin ``name``, as the indexer makes one: by ``index.backend``."""
+    return create_leaf_store(tmp / "A" / "index", "leaf", IndexManifest.new("test-embedder", DIM, 8.0), _by(name))
+
+
+def _by(name: str) -> IndexSettings:
+    return IndexSettings(backend=name)
+
+
+@pytest.fixture(params=[*sorted(BACKENDS), "plugin"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    created = BACKENDS[request.param](tmp_path)
+    if request.param == "plugin":
+        created = _plugin(tmp_path, request.getfixturevalue("plugin_on_path"))
+    else:
+        created = BACKENDS[request.param](tmp_path)
     chunks, vectors, sparse = _corpus()
     created.upsert(chunks, vectors, sparse)
     yield created
@@ -224,6 +279,53 @@ def test_edge_store_reopens_and_snapshots(tmp_path: Path) -> None:
         EdgeStore.restore(snapshot, tmp_path / "restored")
     with pytest.raises(StoreError, match="no index here"):
         EdgeStore.open(tmp_path / "nothing")
+
+
+def test_a_plugin_store_is_listed_opened_and_dropped_through_the_settings(plugin_on_path: str, tmp_path: Path) -> None:
+    settings = _by(plugin_on_path)
+    root = tmp_path / "A" / "index"
+    assert type(leaf_stores(root, settings)).__name__ == "PluginLeaves"
+    assert leaf_names(root, settings) == []
+    chunks, vectors, sparse = _corpus()
+    for leaf in ("surgery", "medicine"):
+        created = create_leaf_store(root, leaf, IndexManifest.new("test-embedder", DIM, 8.0), settings)
+        created.upsert(chunks[:10], vectors[:10], sparse[:10])
+        created.close()
+    assert (root / "plugin-shards" / "medicine").is_dir()  # the plugin's factory chose where, not the built-in
+    assert leaf_names(root, settings) == ["medicine", "surgery"]
+    assert leaf_names(root) == []  # the built-in edge backend sees none of them
+    reopened = open_leaf_store(root, "medicine", settings)
+    assert isinstance(reopened, EdgeStore)
+    assert reopened.count() == 10
+    reopened.close()
+    with pytest.raises(StoreError, match="no index here"):
+        open_leaf_store(root, "psychiatry", settings)
+    assert drop_indexes(root, settings) == ["medicine", "surgery"]
+    assert leaf_names(root, settings) == []
+
+
+def test_a_store_plugin_name_is_a_valid_setting_and_a_bad_one_is_a_config_error(
+    plugin_on_path: str, tmp_path: Path
+) -> None:
+    assert {plugin_on_path, "makes-nothing", "broken"} <= set(plugin_names(STORES))
+    assert _by(plugin_on_path).backend == plugin_on_path
+    root = tmp_path / "A" / "index"
+    with pytest.raises(ConfigError, match=r"clinrag\.stores plugin 'broken' .* failed to load"):
+        leaf_names(root, _by("broken"))
+    with pytest.raises(ConfigError, match="store plugin 'makes-nothing' made object, not LeafStores"):
+        leaf_names(root, _by("makes-nothing"))
+    with pytest.raises(ValueError, match="unknown 'absent': one of edge, server, broken"):
+        _by("absent")
+    uninstalled = IndexSettings().model_copy(update={"backend": "absent"})  # set without validation
+    with pytest.raises(ConfigError, match=r"no clinrag\.stores plugin named 'absent'"):
+        leaf_names(root, uninstalled)
+
+
+def test_a_store_plugin_named_like_a_built_in_is_refused(plugin_on_path: str) -> None:
+    assert "server" in plugin_names(STORES)
+    with pytest.raises(ValueError, match=r"'server' is built in.* may not take a built-in name"):
+        _by("server")
+    assert _by("edge").backend == "edge"  # a built-in name no plugin takes is still chosen
 
 
 def _some(rng: random.Random, values: Sequence[str], chance: float) -> tuple[str, ...] | None:
