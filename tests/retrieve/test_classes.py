@@ -37,7 +37,6 @@ def test_the_packaged_vocabulary_loads_and_validates() -> None:
         ("Which antidepressant was Ada Stone discharged on?", "Citalopram 20 mg PO DAILY", "Atorvastatin 40 mg"),
         ("Is Ada Stone on anticoagulation at home?", "Apixaban 5 mg PO BID", "Aspirin 81 mg PO DAILY"),
         ("Is Ada Stone on any thyroid medication?", "Levothyroxine Sodium 75 mcg PO DAILY", "Lisinopril 10 mg"),
-        ("Does Ada Stone have a contrast allergy?", "Allergies: Iodine Containing Agents", "Allergies: Codeine"),
         ("Ada Stone's urologic procedure?", "Major Surgical or Invasive Procedure: TURP", "lap chole"),
         ("Which gallbladder operation did Ada Stone have?", "lap chole", "TURP"),
         ("Did Ada Stone get confused after the operation?", "Course complicated by postoperative delirium.", "Ate."),

@@ -422,3 +422,32 @@ def test_a_results_question_naming_an_examination_needs_that_examination() -> No
     assert "pet" in understand("PET scan for Ada Stone?").things
     assert understand("What tests did Ada Stone have?").things == frozenset()
     assert understand("Any recent lab tests for Ada Stone?").things == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "context"),
+    [
+        ("about to hang abx for Ada Stone - do we know of any allergies?", {"abx", "antibiotic"}),
+        ("Does Ada Stone have a contrast allergy?", {"contrast"}),
+        ("is Ada Stone going to want nicotine patches? do they smoke", {"nicotine"}),
+        ("doing the TTOs for Ada Stone, what's on the discharge med list?", {"ttos"}),
+    ],
+)
+def test_words_around_a_section_kind_are_context_not_things_to_find(question: str, context: set[str]) -> None:
+    found = understand(question)
+    assert context <= found.context
+    assert not found.things & context
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "hydroxychloroquine dose for Ada Stone at d/c?",  # a drug the dictionary knows, no drug-like ending
+        "Which antidepressants was Ada Stone discharged on?",  # a class of drugs
+        "Which patients are allergic to penicillin?",  # about a set of patients: what they have is the question
+    ],
+)
+def test_drugs_of_a_medication_question_and_cohort_questions_keep_their_things(question: str) -> None:
+    found = understand(question)
+    assert found.things
+    assert found.context == frozenset()

@@ -30,7 +30,7 @@ from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes
 from clinrag.retrieve.intent import anchor_spans, cue_spans, fact_kind, section_intent
 from clinrag.retrieve.shorthand import expand_shorthand
-from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_thing
+from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_drug_name, is_thing
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -93,6 +93,10 @@ class QueryUnderstanding:
     """The clinical classes the question names (:mod:`clinrag.retrieve.classes`: "antidepressant", "urologic
     procedure", "delirium", and topics such as "tobacco use"); the non-topic ones are also among :attr:`things`
     (or :attr:`anchors`), where a source naming a member counts as naming the class."""
+    context: frozenset[str] = frozenset()
+    """Clinical-looking words of a question about one section-kind of fact that say why it is asked, not what to
+    find ("about to hang abx — any allergies?", "nicotine patches? do they smoke"): set aside from :attr:`things`,
+    since that section answers the question whatever it says of them (see :data:`SECTION_KINDS`)."""
     kind_similarity: float | None = None
     """Set when :attr:`fact_kind` was read by meaning, not by a phrasing rule: the cosine of the question to the
     nearest example question of that kind (:mod:`clinrag.retrieve.kind_meaning`)."""
@@ -134,6 +138,9 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         things |= examination_qualifiers(read)
     if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
         things, anchors = anchors, frozenset()
+    about = asked_about(read) != read
+    context = _context_words(kind, things - anchors, {found.name for found in classes}, about)
+    things -= context
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
     if expand_abbreviations:
         for found in dict.fromkeys((*classes, *anchor_classes)):
@@ -150,10 +157,41 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         fact_kind=kind,
         things=things - anchors,
         corrections=corrections,
-        about_patients=asked_about(read) != read,
+        about_patients=about,
         anchors=anchors,
         classes=named,
+        context=context,
     )
+
+
+SECTION_KINDS: Final = frozenset(
+    {
+        "allergy",
+        "social",
+        "followup",
+        "admissions_summary",
+        "family_history",
+        "disposition",
+        "presentation",
+        "diagnosis",
+        "discharge_medications",
+        "admission_medications",
+    }
+)
+"""Kinds of fact one section of a patient's record answers whole: a question asking for one is answered by that
+section, whatever else it names (the allergy list answers "any allergies before I give abx?")."""
+MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medications"})
+
+
+def _context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
+    """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug or a
+    class of drugs a medication question names stays a thing to find ("is she on warfarin?", "which
+    antidepressants?" are not answered by the whole list)."""
+    if kind not in SECTION_KINDS or about_patients:
+        return frozenset()
+    if kind in MEDICATION_KINDS:
+        return frozenset(thing for thing in things if not is_drug_name(thing) and thing not in classes)
+    return things
 
 
 _EXAMINATION = re.compile(

@@ -27,9 +27,12 @@ Example:
 
 from __future__ import annotations
 
+import bz2
 import functools
+import pickle
 import re
 from collections import Counter
+from importlib import resources
 from typing import Final
 
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS
@@ -127,8 +130,48 @@ def zipf(word: str) -> float:
     return float(zipf_frequency(word, "en", wordlist="small"))
 
 
-def _looks_like_drug(word: str) -> bool:
+def looks_like_drug(word: str) -> bool:
+    """Whether a (lower-case) token is a drug name this module lists or has a drug name's ending (fast; see
+    :func:`is_drug_name` for the full dictionary).
+
+    Example:
+        >>> looks_like_drug("warfarin"), looks_like_drug("wristband")
+        (True, False)
+    """
     return word in DRUG_WORDS or (len(word) > 5 and word.endswith(_DRUG_STEMS))
+
+
+DRUG_NAME_MAX_ZIPF: Final = 4.0
+"""A dictionary drug name at least this common in English ("caps", "sits", "diamonds") is not taken for a drug."""
+
+
+@functools.cache
+def drug_names() -> frozenset[str]:
+    """The one-word drug names, generic and brand, of the drug dictionary the ``drug-named-entity-recognition``
+    package ships (DrugBank, MeSH and MedlinePlus names), less common English words; loaded once (~1 s).
+
+    The dictionary file is read directly: importing that package's module would also read and write a cache in the
+    user's home folder and reach for the network.
+
+    Example:
+        >>> {"mycophenolate", "tylenol"} <= drug_names(), "caps" in drug_names()
+        (True, False)
+    """
+    path = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
+    with path.open("rb") as raw, bz2.open(raw) as handle:
+        dictionary = pickle.load(handle)  # a data file of an installed, pinned package: trusted as its code is
+    variants: dict[str, object] = dictionary["drug_variant_to_canonical"]
+    return frozenset(word for word in variants if word.isalpha() and zipf(word) < DRUG_NAME_MAX_ZIPF)
+
+
+def is_drug_name(word: str) -> bool:
+    """Whether a (lower-case) token names a drug: :func:`looks_like_drug`, or a name of :func:`drug_names`.
+
+    Example:
+        >>> is_drug_name("hydroxychloroquine"), is_drug_name("ttos")
+        (True, False)
+    """
+    return looks_like_drug(word) or word in drug_names()
 
 
 def is_thing(token: str) -> bool:
@@ -140,7 +183,7 @@ def is_thing(token: str) -> bool:
     """
     if token in KIND_WORDS or not re.search("[a-z]", token):
         return False
-    if _looks_like_drug(token):
+    if looks_like_drug(token):
         return True
     frequency = zipf(token)
     return frequency < RARE_ZIPF or (token in clinical_words() and frequency < COMMON_ZIPF)
