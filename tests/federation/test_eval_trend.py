@@ -18,7 +18,7 @@ from clinrag.evaluate.suites import SuiteContext, SuiteInputError
 from clinrag.evaluate.suites.context import RunningFederation
 from clinrag.evaluate.suites.trend import TrendSuite
 from clinrag.federation.root import FederationRoot, OrgEndpoint
-from clinrag.settings import RetrieveSettings
+from clinrag.settings import FederationSettings, RetrieveSettings
 
 from ..shared.federation import EMBEDDER, Federation
 
@@ -97,7 +97,7 @@ def test_the_demo_federation_helper_serves_the_demo(demo_out: Path, tmp_path: Pa
         assert orgs[-1].library
         for org in (*orgs, *running.orgs(policies=False)):
             assert httpx.get(f"{org.url}/v1/health", timeout=10).json()["status"] == "ok"
-        root = FederationRoot(orgs, RetrieveSettings(), EMBEDDER.id)
+        root = FederationRoot(orgs, RetrieveSettings(), EMBEDDER.id, FederationSettings(timeout=30))
         try:
             searched = root.search("hospital course", running.token("C.research"), k=5).retrieval
             assert {hit.chunk.org for hit in searched.hits} == {"C"}

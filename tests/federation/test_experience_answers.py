@@ -24,7 +24,7 @@ from clinrag.population.similar_named import named_patient
 from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.retrieve.patients import PatientRegistry
-from clinrag.settings import AnswerSettings, RetrieveSettings
+from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
 from ..app.test_experience_faces import named
 from ..shared.federation import EMBEDDER, Federation
@@ -134,14 +134,17 @@ def test_the_home_hospital_settles_the_name_among_patients_the_user_may_see(
 ) -> None:
     subject_id, name = named
     token = federation.token("A.phys")
-    outcome = asyncio.run(FederatedSimilar(federation.orgs, token).afind("A", None, named_in=f"patients like {name}"))
+    settings = FederationSettings(timeout=30)  # long enough for a healthy node on a loaded machine
+    similar = FederatedSimilar(federation.orgs, token, settings)
+    outcome = asyncio.run(similar.afind("A", None, named_in=f"patients like {name}"))
     assert (outcome.subject_id, outcome.mention) == (subject_id, name)
     assert outcome.matches
     assert subject_id not in {m.match.subject_id for m in outcome.matches if m.org == "A"}
     surname = name.split()[-1]
-    found = FederatedFinder(federation.orgs, token, "A").find(f"patients like Mr. {surname}", 5)
+    found = FederatedFinder(federation.orgs, token, "A", settings).find(f"patients like Mr. {surname}", 5)
     assert found.error.startswith("which patient do you mean") or found.error.startswith("no patient")
     assert not found.matches
-    other_hospital = FederatedFinder(federation.orgs, federation.token("B.phys"), "B").find(f"patients like {name}", 5)
+    at_b = FederatedFinder(federation.orgs, federation.token("B.phys"), "B", settings)
+    other_hospital = at_b.find(f"patients like {name}", 5)
     assert other_hospital.error  # a patient of hospital A only is not settled at B
     assert not other_hospital.matches

@@ -99,8 +99,8 @@ def _question(author: str) -> str:
     return f"Did apixban lower major bleding in randomised trials by {author} et al. or by Zyxwvut et al.?"
 
 
-def _invoke(*args: str) -> str:
-    result = runner.invoke(app, list(args))
+def _invoke(*args: str, env: dict[str, str] | None = None) -> str:
+    result = runner.invoke(app, list(args), env=env)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -176,7 +176,10 @@ def test_clinrag_ask_over_the_federation_prints_the_notes_in_json(library: Libra
     org = library.orgs[0]
     federation.write_text(f'[[orgs]]\norg = "LIB"\nname = "Library"\nurl = "{org.url}"\nissuer = "{org.issuer}"\n')
     body = json.loads(
-        _invoke("ask", library.question(), "--token", library.token, "--federation", str(federation), "--json")
+        _invoke(
+            *("ask", library.question(), "--token", library.token, "--federation", str(federation), "--json"),
+            env={"CLINRAG_FEDERATION__TIMEOUT": "30"},  # long enough for a healthy node on a loaded machine
+        )
     )
     _check_notes(body["filter_notes"], library)
     assert [part["status"] for part in body["organisations"]] == ["answered"]

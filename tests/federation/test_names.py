@@ -26,7 +26,7 @@ UNUSED_GIVEN = "Zebulon"  # no patient of the demo cohort has this given name
 
 
 def _root(federation: Federation) -> FederationRoot:
-    settings = FederationSettings(timeout=5.0, max_response_bytes=4_000_000)
+    settings = FederationSettings(timeout=30, max_response_bytes=4_000_000)
     return FederationRoot(federation.orgs, RetrieveSettings(), EMBEDDER.id, settings)
 
 

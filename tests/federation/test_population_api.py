@@ -16,11 +16,14 @@ from clinrag.generate.planner import Plan, Planner
 from clinrag.generate.population_answer import RoutedAnswer
 from clinrag.generate.routed import answer_routed
 from clinrag.population.query import CodeCriterion, PopulationQuery
+from clinrag.settings import FederationSettings
 from clinrag.types import Answer
 
 from ..shared.federation import ORGS, Federation
 
 QUESTION = "How many patients had hypertension?"
+SETTINGS = FederationSettings(timeout=30)
+"""Long enough for a healthy node on a loaded machine (the default 2 s is not)."""
 
 
 def _no_records() -> Answer:
@@ -50,7 +53,7 @@ def _truth(cohort: Path, org: str, prefixes: tuple[str, ...], depts: set[str] | 
 
 
 def _ask(federation: Federation, subject: str, orgs: list[OrgEndpoint] | None = None) -> tuple[Plan, RoutedAnswer]:
-    counter = FederatedCounter(orgs or federation.orgs, federation.token(subject))
+    counter = FederatedCounter(orgs or federation.orgs, federation.token(subject), SETTINGS)
     plan = Planner(counter.vocabulary(), detect_persons=False).plan(QUESTION)
     assert plan.route == "population", plan.reason
     return plan, answer_routed(plan, counter, _no_records)
@@ -97,7 +100,7 @@ def test_a_denied_department_is_not_counted_and_is_said(federation: Federation) 
 
 def test_the_count_equals_the_truth_for_what_the_asker_may_see(federation: Federation) -> None:
     query = PopulationQuery(cohort=(CodeCriterion(kind="diagnosis", prefixes=("I10",)),))
-    counter = FederatedCounter(federation.orgs, federation.token("A.tech.rad"))
+    counter = FederatedCounter(federation.orgs, federation.token("A.tech.rad"), SETTINGS)
     outcome = counter.count(query)
     parts = {p.org: p for p in outcome.parts}
     assert parts["A"].status == "ok"

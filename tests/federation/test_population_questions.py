@@ -10,8 +10,12 @@ from clinrag.evaluate.population import ask, load_questions
 from clinrag.evaluate.population_truth import load_cohort
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.generate.planner import Planner
+from clinrag.settings import FederationSettings
 
 from ..shared.federation import Federation
+
+SETTINGS = FederationSettings(timeout=30)
+"""Long enough for a healthy node on a loaded machine (the default 2 s is not)."""
 
 
 def test_the_twenty_trend_style_questions_are_exact_for_every_user(federation: Federation) -> None:
@@ -19,7 +23,7 @@ def test_the_twenty_trend_style_questions_are_exact_for_every_user(federation: F
     questions = [q for q in load_questions() if q.set in ("issue", "trend")]
     misses = []
     for actor in DEMO_USERS:
-        counter = FederatedCounter(federation.orgs, federation.token(actor.subject))
+        counter = FederatedCounter(federation.orgs, federation.token(actor.subject), SETTINGS)
         planner = Planner(counter.vocabulary(), detect_persons=False)
         for question in questions:
             grade = ask(question, actor.subject, planner, counter, hospitals)

@@ -13,6 +13,7 @@ from clinrag.federation.protocol import SimilarResponse
 from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
 from clinrag.population.similar_sets import load_code_sets
 from clinrag.population.tables import population_path
+from clinrag.settings import FederationSettings
 
 from ..shared.federation import Federation
 
@@ -25,7 +26,8 @@ def patient(federation: Federation) -> int:
 
 
 def _find(federation: Federation, user: str, patient: int) -> SimilarOutcome:
-    return FederatedSimilar(federation.orgs, federation.token(user)).find("A", patient, k=200)
+    settings = FederationSettings(timeout=30)  # long enough for a healthy node on a loaded machine
+    return FederatedSimilar(federation.orgs, federation.token(user), settings).find("A", patient, k=200)
 
 
 def test_a_neurologist_gets_similar_patients_from_all_three_hospitals(federation: Federation, patient: int) -> None:
