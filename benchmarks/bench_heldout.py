@@ -5,12 +5,14 @@ after the fixes the first set led to and run once; ``test2``: new phrasing famil
 written and committed after all tuning, run once; ``test3``: a third such split, written after the shorthand, cue and
 kind-by-meaning reading that test2 led to, committed before its first run; ``test4``: a fourth split, written by
 someone who had not read the question-reading code, committed before its first run; ``freeform3``: a third
-hand-written set, written and committed the same way); graded automatically (correct, incomplete, wrongly
-abstained, wrong patient, contradicts the record; should-abstain questions: abstained or not). Dev and test are
-reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
+hand-written set, written and committed the same way; ``test5`` and ``freeform4``: a fifth templated split and a
+fourth free-form set, written by someone who had not read the question-reading code, committed before their first
+run); graded automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record;
+should-abstain questions: abstained or not). Dev and test are reported side by side so the size of any over-fit
+shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,test2,test3,test4] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,test2,test3,test4,test5] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -35,10 +37,11 @@ from clinrag.evaluate.heldout import (
     build_questions_2,
     build_questions_3,
     build_questions_4,
+    build_questions_5,
     grade,
     summarise,
 )
-from clinrag.evaluate.heldout_freeform import FREEFORM_2, FREEFORM_3, freeform_questions
+from clinrag.evaluate.heldout_freeform import FREEFORM_2, FREEFORM_3, FREEFORM_4, freeform_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.index.embed import OnnxMiniLmEmbedder
@@ -97,9 +100,11 @@ def main() -> None:
         + freeform_questions(view)
         + freeform_questions(view, FREEFORM_2, "freeform2")
         + freeform_questions(view, FREEFORM_3, "freeform3")
+        + freeform_questions(view, FREEFORM_4, "freeform4")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
+        + build_questions_5(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -149,7 +154,18 @@ def main() -> None:
             "cohort": {"patients": args.patients, "seed": args.seed, "hospital": "A"},
             "questions": {
                 split: sum(q.split == split for q in questions)
-                for split in ("dev", "test", "freeform", "freeform2", "freeform3", "test2", "test3", "test4")
+                for split in (
+                    "dev",
+                    "test",
+                    "freeform",
+                    "freeform2",
+                    "freeform3",
+                    "freeform4",
+                    "test2",
+                    "test3",
+                    "test4",
+                    "test5",
+                )
             },
             "generators": figures,
         },

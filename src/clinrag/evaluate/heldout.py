@@ -36,6 +36,7 @@ from typing import Final
 from clinrag.evaluate import heldout_questions_2 as second
 from clinrag.evaluate import heldout_questions_3 as third
 from clinrag.evaluate import heldout_questions_4 as fourth
+from clinrag.evaluate import heldout_questions_5 as fifth
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Answer
@@ -213,6 +214,8 @@ TEST3: Final = "test3"
 """The third blind test split (:mod:`clinrag.evaluate.heldout_questions_3`)."""
 TEST4: Final = "test4"
 """The fourth blind test split (:mod:`clinrag.evaluate.heldout_questions_4`)."""
+TEST5: Final = "test5"
+"""The fifth blind test split (:mod:`clinrag.evaluate.heldout_questions_5`)."""
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,17 @@ SPLIT_4: Final = BlindSplit(
     fourth.WRONG_NAME_TEMPLATES_4,
     fourth.INVENTED_FIRST_NAMES_4,
 )
+SPLIT_5: Final = BlindSplit(
+    TEST5,
+    fifth.FAMILIES_5,
+    fifth.ABSENT_TOPICS_5,
+    fifth.NEGATIVE_TEMPLATES_5,
+    fifth.ABSENT_DRUGS_5,
+    fifth.NOISE_TEMPLATES_5,
+    fifth.UNSEEN_TEMPLATES_5,
+    fifth.WRONG_NAME_TEMPLATES_5,
+    fifth.INVENTED_FIRST_NAMES_5,
+)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
@@ -278,6 +292,11 @@ def build_questions_3(view: CohortView, seed: int = 11, per_template: int = 2) -
 def build_questions_4(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
     """The split ``test4`` (:func:`build_blind_split` of :data:`SPLIT_4`)."""
     return build_blind_split(view, SPLIT_4, seed, per_template)
+
+
+def build_questions_5(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test5`` (:func:`build_blind_split` of :data:`SPLIT_5`)."""
+    return build_blind_split(view, SPLIT_5, seed, per_template)
 
 
 def build_blind_split(

@@ -13,6 +13,9 @@ Example:
     >>> third = [json.loads(line) for line in FREEFORM_3.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in third) >= 40, sum(bool(row.get("abstain")) for row in third) >= 10
     (True, True)
+    >>> fourth = [json.loads(line) for line in FREEFORM_4.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in fourth) >= 40, sum(bool(row.get("abstain")) for row in fourth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ FREEFORM_2: Final = Path(__file__).with_name("data") / "freeform_questions_2.jso
 FREEFORM_3: Final = Path(__file__).with_name("data") / "freeform_questions_3.jsonl"
 """A third blind set (split ``freeform3``), about patients neither earlier set asks about, written by someone who had
 not read the question-reading code and committed before its first run."""
+FREEFORM_4: Final = Path(__file__).with_name("data") / "freeform_questions_4.jsonl"
+"""A fourth blind set (split ``freeform4``), about patients no earlier set asks about where the cohort allows, written
+by someone who had not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
