@@ -110,3 +110,27 @@ def test_the_retriever_reads_the_kind_and_the_setting_turns_it_off(node_c: Path,
         assert off.retrieve(question).understanding.fact_kind is None
     finally:
         off.close()
+
+
+def test_words_around_a_kind_a_section_answers_become_context(embedder: OnnxMiniLmEmbedder) -> None:
+    reader = KindReader(embedder)
+    question = "has been in before? feel like I've nursed them on a previous admission"  # as read: the name cut out
+    assert understand(question).fact_kind is None
+    assert "nursed" in understand(question).things
+    read = reader.read(understand(question), embedder.embed([question])[0])
+    assert read.fact_kind == "admissions_summary"
+    assert "nursed" in read.context
+    assert not read.things & read.context
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "was he started on a new antidepressant?",  # a class of drugs: never context of a reading by meaning
+        "did he get any hydroxychloroquine?",
+    ],
+)
+def test_a_drug_named_keeps_a_question_from_a_kind_read_by_meaning(embedder: OnnxMiniLmEmbedder, question: str) -> None:
+    read = KindReader(embedder).read(understand(question), embedder.embed([question])[0])
+    assert read.context == frozenset()
+    assert read.things

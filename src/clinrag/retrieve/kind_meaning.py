@@ -5,8 +5,10 @@ complaint"); a wording they miss ("what was she sent out on?", "home setup?") le
 and the answer step then cannot tell which lines answer it. Here the question's own dense vector — already computed
 for the search — is compared with example questions of every kind (``kinds.toml``, data), and the nearest kind is
 taken when it is clearly nearest: its best example at least :attr:`KindReader.min_similarity` alike and ahead of
-every other kind's by :attr:`KindReader.min_margin`. The rules always win; a question about a set of patients, or
-one that names a clinical thing, keeps its reading (what it names already says what to find).
+every other kind's by :attr:`KindReader.min_margin`. The rules always win; a question about a set of patients keeps
+its reading, and so does one that names a clinical thing (what it names already says what to find) unless the kind
+read is one a section answers whole (:data:`CONTEXT_KINDS`) and it names no drug: then what it names is context
+("feel like I've nursed them before — has she been in?" asks for the admissions).
 
 Example:
     >>> from clinrag.index.embed import OnnxMiniLmEmbedder
@@ -30,9 +32,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from clinrag.index.embed import Embedder, Vectors
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
-from clinrag.retrieve.query import QueryUnderstanding
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, context_words
+from clinrag.retrieve.vocabulary import is_drug_name
 
 KNOWN_KINDS: Final = frozenset({*KIND_SECTIONS, ADMISSIONS_SUMMARY})
+CONTEXT_KINDS: Final = SECTION_KINDS - {"diagnosis", "presentation"}
+"""Kinds read by meaning that turn what a question names into context (:func:`clinrag.retrieve.query.context_words`):
+one patient's allergies, social history, follow-up, admissions or medication lists answer such a question whatever
+else it names. A diagnosis or presentation is not among them: "did he have anemia?" may read near "what was his
+diagnosis?", yet asks about anemia."""
 
 
 class KindExamples(BaseModel):
@@ -122,8 +130,9 @@ class KindReader:
         self, understanding: QueryUnderstanding, vector: Vectors | None, named: frozenset[str] | None = None
     ) -> QueryUnderstanding:
         """``understanding`` with the kind of fact (and its sections) read from ``vector`` when the rules found none,
-        the question is about named or implied patients rather than a set of them, and it names no clinical thing;
-        otherwise unchanged. ``named`` are the clinical things the question names once the names of patients are
+        the question is about named or implied patients rather than a set of them, and it names no clinical thing or
+        the kind is one of :data:`CONTEXT_KINDS` and it names no drug (what it names becomes context); otherwise
+        unchanged. ``named`` are the clinical things the question names once the names of patients are
         cut out (default: its :attr:`~QueryUnderstanding.things` and anchors, which may hold a patient's name).
 
         Example:
@@ -140,10 +149,11 @@ class KindReader:
             return understanding
         if named is None:
             named = understanding.things | understanding.anchors
-        if named:
-            return understanding
         kind, similarity, margin = self.nearest(vector)
         if similarity < self.min_similarity or margin < self.min_margin:
+            return understanding
+        drugs = {thing for thing in named if is_drug_name(thing)} | set(understanding.classes)
+        if named and (kind not in CONTEXT_KINDS or drugs & named):  # what it names already says what to find
             return understanding
         return with_kind(understanding, kind, round(similarity, 3))
 
@@ -157,9 +167,14 @@ def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | 
         >>> with_kind(understand("her reconciliation?"), "discharge_medications", 0.9).sections
         ('Discharge Medications',)
     """
+    context = frozenset[str]()
+    if kind in CONTEXT_KINDS:
+        context = context_words(kind, understanding.things, set(understanding.classes), understanding.about_patients)
     return dataclasses.replace(
         understanding,
         fact_kind=kind,
         sections=understanding.sections or KIND_SECTIONS.get(kind, ()),
         kind_similarity=similarity,
+        things=understanding.things - context,
+        context=understanding.context | context,
     )

@@ -123,8 +123,6 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         lexical, shortened = _add_abbreviations(read, lexical)
         expansions += lay + shortened + shorthand
         lexical += "".join(" " + meaning for _, meaning in shorthand)
-    for _, right in corrections:  # the words as written stay (a citation quotes them); the corrections go last
-        lexical += " " + right
     kind = fact_kind(read)
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
@@ -139,13 +137,15 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
         things, anchors = anchors, frozenset()
     about = asked_about(read) != read
-    context = _context_words(kind, things - anchors, {found.name for found in classes}, about)
+    context = context_words(kind, things - anchors, {found.name for found in classes}, about)
     things -= context
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
     if expand_abbreviations:
         for found in dict.fromkeys((*classes, *anchor_classes)):
             lexical += " " + found.expansion
             expansions += ((found.name, found.expansion),)
+    for _, right in corrections:  # the words as written stay (a citation quotes them); the corrections go last
+        lexical += " " + right
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
@@ -183,10 +183,17 @@ section, whatever else it names (the allergy list answers "any allergies before 
 MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medications"})
 
 
-def _context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
+def context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
     """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug or a
     class of drugs a medication question names stays a thing to find ("is she on warfarin?", "which
-    antidepressants?" are not answered by the whole list)."""
+    antidepressants?" are not answered by the whole list).
+
+    Example:
+        >>> sorted(context_words("allergy", frozenset({"abx", "antibiotic"}), {"antibiotic"}, about_patients=False))
+        ['abx', 'antibiotic']
+        >>> context_words("discharge_medications", frozenset({"ttos", "warfarin"}), set(), about_patients=False)
+        frozenset({'ttos'})
+    """
     if kind not in SECTION_KINDS or about_patients:
         return frozenset()
     if kind in MEDICATION_KINDS:
