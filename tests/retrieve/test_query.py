@@ -445,6 +445,7 @@ def test_words_around_a_section_kind_are_context_not_things_to_find(question: st
         "hydroxychloroquine dose for Ada Stone at d/c?",  # a drug the dictionary knows, no drug-like ending
         "Which antidepressants was Ada Stone discharged on?",  # a class of drugs
         "Which patients are allergic to penicillin?",  # about a set of patients: what they have is the question
+        "I look after Ada Stone, should they still be taking the alendronate the hospital gave them?",  # a drug
     ],
 )
 def test_drugs_of_a_medication_question_and_cohort_questions_keep_their_things(question: str) -> None:

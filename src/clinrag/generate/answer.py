@@ -54,7 +54,7 @@ from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
-from clinrag.retrieve.vocabulary import correct_spelling
+from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
 
@@ -194,9 +194,13 @@ class Answerer:
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        if terms and not any(terms & mentioned(text) for text in texts.values()):
-            reason = f"No retrieved record mentions what the question asks about ({_listing(terms)})."
-            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        # any thing named may be the one the records hold; a drug named must be among them ("indication for X?")
+        written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
+        drugs = frozenset(term for term in terms & written if is_drug_name(term))
+        for needed in (terms, drugs):
+            if needed and not any(needed & mentioned(text) for text in texts.values()):
+                reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
+                return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         anchors = understanding.anchors - {token for name in [*names, *given] for token in tokenize(name)}
         if anchors and not any(anchors & mentioned(text) for text in texts.values()):
             reason = f"No retrieved record mentions what the question asks about ({_listing(anchors)})."

@@ -184,9 +184,11 @@ MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medicat
 
 
 def context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
-    """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug or a
-    class of drugs a medication question names stays a thing to find ("is she on warfarin?", "which
-    antidepressants?" are not answered by the whole list).
+    """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug it
+    names stays a thing to find ("should he still take the alendronate?" is not answered by his social history)
+    unless the question is about allergies, and so does a class of drugs a medication question names ("which
+    antidepressants?" is not answered by the whole list); a class another section's question names is context
+    ("about to give contrast: allergies?").
 
     Example:
         >>> sorted(context_words("allergy", frozenset({"abx", "antibiotic"}), {"antibiotic"}, about_patients=False))
@@ -196,9 +198,12 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
     """
     if kind not in SECTION_KINDS or about_patients:
         return frozenset()
+    if kind == "allergy":  # the allergy list answers "is she allergic to X?", drug or not
+        return things
+    drugs = {thing for thing in things - classes if is_drug_name(thing)}
     if kind in MEDICATION_KINDS:
-        return frozenset(thing for thing in things if not is_drug_name(thing) and thing not in classes)
-    return things
+        return frozenset(things - drugs - classes)
+    return frozenset(things - drugs)
 
 
 _EXAMINATION = re.compile(
