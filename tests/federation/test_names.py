@@ -18,6 +18,7 @@ from clinrag.federation.protocol import RetrieveRequest
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgStatus
 from clinrag.generate.answer import Answerer
 from clinrag.ingest.chunkstore import ChunkStore
+from clinrag.retrieve.query import understand
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
 from ..shared.federation import EMBEDDER, ORGS, Federation
@@ -210,3 +211,18 @@ def test_the_kind_of_fact_a_node_reads_by_meaning_reaches_the_roots_answer(feder
     assert not answer.abstained
     assert {source.chunk.subject_id for source in answer.sources} == {subject_id}
     assert any(source.chunk.section == "Discharge Medications" for source in answer.sources)
+
+
+def test_a_kind_the_node_settles_among_the_rules_cues_reaches_the_roots_answer(federation: Federation) -> None:
+    """ "I look after X at home, what allergies …" cues social history first and allergies second; the node settles
+    on allergies by meaning, and the root's answer quotes the allergy list, not the social history."""
+    subject_id, given, surname = _patient(federation, {"A"})
+    question = f"I look after {given} {surname} at home, what allergies does the hospital have down for them?"
+    assert understand(question).fact_kind == "social"
+    retrieval = _root(federation).search(question, federation.token("A.phys"), k=8).retrieval
+    assert retrieval.understanding.fact_kind == "allergy"
+    searcher = FederatedSearcher(_root(federation), federation.token("A.phys"))
+    answer = Answerer(searcher, AnswerSettings()).answer(question)
+    assert not answer.abstained
+    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Allergies"}
+    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}

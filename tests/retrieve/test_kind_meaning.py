@@ -135,3 +135,19 @@ def test_a_drug_named_keeps_a_question_from_a_kind_read_by_meaning(embedder: Onn
     read = KindReader(embedder).read(understand(question), embedder.embed([question])[0])
     assert read.context == frozenset()
     assert read.things
+
+
+@pytest.mark.parametrize(
+    ("question", "settled"),
+    [
+        ("I look after her at home, what allergies does the hospital have down for her?", "allergy"),
+        ("does she manage on her own at home or live with family?", "social"),
+        ("What allergies does she have?", "allergy"),  # one cue: nothing to settle
+    ],
+)
+def test_the_reader_settles_among_the_kinds_the_rules_cue(
+    embedder: OnnxMiniLmEmbedder, question: str, settled: str
+) -> None:
+    read = KindReader(embedder).read(understand(question), embedder.embed([question])[0])
+    assert read.fact_kind == settled
+    assert settled in read.kind_candidates

@@ -579,10 +579,11 @@ class FederatedSearcher:
 
 def _with_kind_read_by(understanding: QueryUnderstanding, replies: Sequence[RetrieveResponse]) -> QueryUnderstanding:
     """``understanding`` with the kind of fact the nodes read by meaning (they hold the embedder), when the phrasing
-    rules read none here: the answer step then picks the lines of that kind."""
-    if understanding.fact_kind is not None:
-        return understanding
+    rules read none here or found several the nodes settled among: the answer step then picks the lines of that
+    kind."""
     read = next((reply for reply in replies if reply.kind_by_meaning in KNOWN_KINDS), None)
-    if read is None or read.kind_by_meaning is None:
+    if read is None or read.kind_by_meaning is None or read.kind_by_meaning == understanding.fact_kind:
+        return understanding
+    if understanding.fact_kind is not None and read.kind_by_meaning not in understanding.kind_candidates:
         return understanding
     return with_kind(understanding, read.kind_by_meaning, read.kind_similarity)

@@ -207,6 +207,25 @@ def fact_kind(question: str) -> str | None:
     """
     if _SUMMARY.search(question):
         return ADMISSIONS_SUMMARY
+    candidates = kind_candidates(question)
+    if candidates:
+        return candidates[0]
+    if anchor_spans(question):
+        return "complication"  # "anaemic after the hip surgery", "confused after the operation"
+    if _PLURAL_STAYS.search(question):
+        return ADMISSIONS_SUMMARY
+    return None
+
+
+def kind_candidates(question: str) -> tuple[str, ...]:
+    """The kinds of fact of every head cue of ``question``, in the order they come (:func:`fact_kind` takes the
+    first; a question with several, "I look after her — what allergies does the hospital have?", is one the
+    kind read by meaning may settle among them).
+
+    Example:
+        >>> kind_candidates("I look after Ada at home, what allergies does the hospital have down for her?")
+        ('social', 'allergy')
+    """
     anchors = anchor_spans(question)
     found: list[tuple[int, int, str]] = []
     for pattern, sections in _CUES:
@@ -226,13 +245,7 @@ def fact_kind(question: str) -> str | None:
         or question[cue[1] : after[0]].strip(" -") != ""
         or _PREPOSITION.match(question, after[0]) is not None
     ]  # a cue directly followed by another cue of another kind modifies it: "surgery clinic" is a clinic
-    if heads:
-        return heads[0][2]
-    if anchors:
-        return "complication"  # "anaemic after the hip surgery", "confused after the operation"
-    if _PLURAL_STAYS.search(question):
-        return ADMISSIONS_SUMMARY
-    return None
+    return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
 def cue_spans(question: str) -> list[tuple[int, int]]:

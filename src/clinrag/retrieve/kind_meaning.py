@@ -107,6 +107,15 @@ class KindReader:
     min_similarity: float = 0.62
     min_margin: float = 0.04
 
+    def similarities(self, vector: Vectors) -> dict[str, float]:
+        """Each kind's best cosine between ``vector`` and that kind's example questions."""
+        labels, examples = _example_vectors(self.embedder)
+        similarities = examples @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        best: dict[str, float] = {}
+        for label, similarity in zip(labels, similarities.tolist(), strict=True):
+            best[label] = max(similarity, best.get(label, -1.0))
+        return best
+
     def nearest(self, vector: Vectors) -> tuple[str, float, float]:
         """The kind nearest to ``vector``, its best example's cosine, and its lead over the next kind's best.
 
@@ -117,12 +126,7 @@ class KindReader:
             >>> kind
             'social'
         """
-        labels, examples = _example_vectors(self.embedder)
-        similarities = examples @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        best: dict[str, float] = {}
-        for label, similarity in zip(labels, similarities.tolist(), strict=True):
-            best[label] = max(similarity, best.get(label, -1.0))
-        ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+        ranked = sorted(self.similarities(vector).items(), key=lambda item: item[1], reverse=True)
         runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
         return ranked[0][0], ranked[0][1], ranked[0][1] - runner_up
 
@@ -145,7 +149,11 @@ class KindReader:
             >>> KindReader(embedder).read(understand(question), embedder.embed([question])[0]).fact_kind
             'discharge_medications'
         """
-        if vector is None or understanding.fact_kind is not None or understanding.about_patients:
+        if vector is None or understanding.about_patients:
+            return understanding
+        if len(understanding.kind_candidates) > 1:
+            return self.settle(understanding, vector)
+        if understanding.fact_kind is not None:
             return understanding
         if named is None:
             named = understanding.things | understanding.anchors
@@ -157,6 +165,28 @@ class KindReader:
             return understanding
         return with_kind(understanding, kind, round(similarity, 3))
 
+    def settle(self, understanding: QueryUnderstanding, vector: Vectors) -> QueryUnderstanding:
+        """``understanding`` asking for the one of its rule-found kinds (:attr:`QueryUnderstanding.kind_candidates`)
+        nearest in meaning, when that one is not the first cue's and leads it by :attr:`min_margin`: "I look after
+        her at home — what allergies does the hospital have?" cues social history first, but asks for allergies.
+
+        Example:
+            >>> from clinrag.index.embed import OnnxMiniLmEmbedder
+            >>> from clinrag.retrieve.query import understand
+            >>> embedder = OnnxMiniLmEmbedder(threads=1)
+            >>> question = "I look after her at home, what allergies does the hospital have down for her?"
+            >>> understand(question).fact_kind
+            'social'
+            >>> KindReader(embedder).settle(understand(question), embedder.embed([question])[0]).fact_kind
+            'allergy'
+        """
+        best = self.similarities(vector)
+        first = understanding.kind_candidates[0]
+        kind = max(understanding.kind_candidates, key=lambda candidate: best.get(candidate, -1.0))
+        if kind == first or best.get(kind, -1.0) - best.get(first, -1.0) < self.min_margin:
+            return understanding
+        return with_kind(understanding, kind, round(best[kind], 3))
+
 
 def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | None) -> QueryUnderstanding:
     """``understanding`` asking for ``kind`` (read by meaning, ``similarity`` alike), with that kind's sections
@@ -167,14 +197,15 @@ def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | 
         >>> with_kind(understand("her reconciliation?"), "discharge_medications", 0.9).sections
         ('Discharge Medications',)
     """
+    things = understanding.things | understanding.context  # what the kind found first set aside, if another
     context = frozenset[str]()
-    if kind in CONTEXT_KINDS:
-        context = context_words(kind, understanding.things, set(understanding.classes), understanding.about_patients)
+    if kind in CONTEXT_KINDS or kind in understanding.kind_candidates:
+        context = context_words(kind, things, set(understanding.classes), understanding.about_patients)
     return dataclasses.replace(
         understanding,
         fact_kind=kind,
         sections=understanding.sections or KIND_SECTIONS.get(kind, ()),
         kind_similarity=similarity,
-        things=understanding.things - context,
-        context=understanding.context | context,
+        things=things - context,
+        context=context,
     )

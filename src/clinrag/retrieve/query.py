@@ -28,7 +28,14 @@ from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes
-from clinrag.retrieve.intent import anchor_spans, cue_spans, fact_kind, section_intent
+from clinrag.retrieve.intent import (
+    ADMISSIONS_SUMMARY,
+    anchor_spans,
+    cue_spans,
+    fact_kind,
+    kind_candidates,
+    section_intent,
+)
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_drug_name, is_thing
 
@@ -97,6 +104,9 @@ class QueryUnderstanding:
     """Clinical-looking words of a question about one section-kind of fact that say why it is asked, not what to
     find ("about to hang abx — any allergies?", "nicotine patches? do they smoke"): set aside from :attr:`things`,
     since that section answers the question whatever it says of them (see :data:`SECTION_KINDS`)."""
+    kind_candidates: tuple[str, ...] = ()
+    """Every kind of fact the phrasing rules found cues for, in the order they come (:attr:`fact_kind` is the first
+    unless the kind read by meaning settled on another of them)."""
     kind_similarity: float | None = None
     """Set when :attr:`fact_kind` was read by meaning, not by a phrasing rule: the cosine of the question to the
     nearest example question of that kind (:mod:`clinrag.retrieve.kind_meaning`)."""
@@ -161,6 +171,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         anchors=anchors,
         classes=named,
         context=context,
+        kind_candidates=kind_candidates(read) if kind is not None and kind != ADMISSIONS_SUMMARY else (),
     )
 
 
