@@ -31,10 +31,11 @@ import httpx
 
 from clinrag.access.demo import DEMO_USERS
 from clinrag.app.chat_service import service_from_settings
-from clinrag.app.demo_serve import start_federation
-from clinrag.app.supervisor import Supervisor
+from clinrag.app.cli import main as clinrag_main
 from clinrag.demo.build import build_demo
 from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.serve import start_federation
+from clinrag.demo.supervisor import Supervisor
 from clinrag.demo.web_testing import CHROMIUM, CHROMIUM_FLAGS, sign_in_over_http
 from clinrag.settings import IngestSettings, Settings
 from common import machine, write
@@ -237,7 +238,7 @@ def main() -> None:
         "patients": args.patients,
     }
     env = {"CLINRAG_ANSWER__GENERATOR": "local", "CLINRAG_INGEST__TABLES": '["admissions"]'}
-    with Supervisor(args.work / "logs", env=env) as servers:
+    with Supervisor(clinrag_main, args.work / "logs", env=env) as servers:
         start_federation(servers, files, ports, None, web=args.work / "web")
         print("federation and web app up", flush=True)
         baseline_settings = settings.model_copy(

@@ -23,10 +23,11 @@ pytestmark = [pytest.mark.timeout(120), pytest.mark.skipif(sys.platform != "linu
 SUPERVISOR = """
 import sys, time
 from pathlib import Path
-from clinrag.app.supervisor import SignalReceived, Supervisor
+from clinrag.app.cli import main
+from clinrag.demo.supervisor import SignalReceived, Supervisor
 
 logs, ports = Path(sys.argv[1]), sys.argv[2:]
-with Supervisor(logs) as servers:
+with Supervisor(main, logs) as servers:
     try:
         print("starting", flush=True)
         for org, port in zip("AB", ports):

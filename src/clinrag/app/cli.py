@@ -22,7 +22,6 @@ from rich.table import Table
 from clinrag.app.ask_cli import ask_command, token_command
 from clinrag.app.calc_cli import calc_app
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
-from clinrag.app.demo_serve import serve_demo
 from clinrag.app.eval_cli import eval_app
 from clinrag.app.guidelines_cli import guidelines_app
 from clinrag.app.idp_cli import idp_app
@@ -43,6 +42,7 @@ from clinrag.app.similar_cli import similar_command
 from clinrag.app.web.launch import web_command
 from clinrag.demo.build import build_demo
 from clinrag.demo.federation_files import DemoPorts, write_federation
+from clinrag.demo.serve import serve_demo
 from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.fhir.export import write_cohort_exports
@@ -266,7 +266,7 @@ def demo_command(
     files = write_federation(out, ports)
     console.print(f"Federation files: {files.federation} and one node config per node in {files.folder}")
     if serve:
-        serve_demo(files, ports, out / "logs", config)
+        serve_demo(files, ports, out / "logs", config, cli=main, console=console)
     else:
         console.print(f'Try: clinrag search "What was the patient discharged on?" --node {out}/nodes/A')
 

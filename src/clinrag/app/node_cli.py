@@ -6,13 +6,13 @@ import logging
 import signal
 from datetime import datetime
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from clinrag.app.console import console, settings_for
-from clinrag.app.supervisor import hangup_as_terminate
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
@@ -55,6 +55,11 @@ def serve_command(
         signal.signal(signal.SIGHUP, hangup_as_terminate)
     app = create_node_app(node, limits=loaded.federation, aggregates=loaded.aggregates)  # caps, rates, min cell
     uvicorn.run(app, host=node_settings.host, port=chosen, log_level="warning")
+
+
+def hangup_as_terminate(signum: int, frame: FrameType | None) -> None:
+    """Signal handler: deliver SIGTERM to this process, so uvicorn's graceful SIGTERM path also serves SIGHUP."""
+    signal.raise_signal(signal.SIGTERM)
 
 
 @node_app.command("check")

@@ -1,24 +1,29 @@
 """Serving the demo federation: three identity providers, three hospital nodes, the library's node and the web app on
 127.0.0.1, until Ctrl-C,
-SIGTERM or SIGHUP; each stops every server and returns normally (exit status 0), see ``serve_demo``.
+SIGTERM or SIGHUP; each stops every server and returns normally (exit status 0), see ``serve_demo``. The app's
+``clinrag demo`` passes in its console and the ``clinrag`` program every server runs (this layer does not import
+the app).
 
 Example:
+    >>> from clinrag.app.cli import main  # doctest: +SKIP
+    >>> from clinrag.app.console import console  # doctest: +SKIP
     >>> files = write_federation(Path("data/demo"), DemoPorts())  # doctest: +SKIP
-    >>> serve_demo(files, DemoPorts(), Path("data/demo/logs"))  # doctest: +SKIP
+    >>> serve_demo(files, DemoPorts(), Path("data/demo/logs"), cli=main, console=console)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from rich.console import Console
 from rich.table import Table
 
 from clinrag.access.demo import DEMO_USERS
-from clinrag.app.console import console
-from clinrag.app.supervisor import SignalReceived, Supervisor
 from clinrag.demo.federation_files import DemoPorts, FederationFiles
 from clinrag.demo.library import LIBRARY_ORG
+from clinrag.demo.supervisor import SignalReceived, Supervisor
 from clinrag.errors import ClinragError
 
 
@@ -64,17 +69,28 @@ def start_federation(
     servers.wait_ready()
 
 
-def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None = None) -> None:
+def serve_demo(
+    files: FederationFiles,
+    ports: DemoPorts,
+    logs: Path,
+    config: Path | None = None,
+    *,
+    cli: Callable[[], object],
+    console: Console,
+) -> None:
     """Start the federation, print where everything is, and keep it up until Ctrl-C (SIGINT), SIGTERM or SIGHUP.
+
+    ``cli``: the ``clinrag`` program every server runs (``clinrag.app.cli.main``, see ``Supervisor``); ``console``:
+    where to print.
 
     Any of the three — also during start-up, and SIGINT even when inherited as ignored (a job started with ``&``
     from a script) — stops every server (SIGTERM, 5 s grace, then SIGKILL) and returns normally, so ``clinrag
     demo`` exits with status 0: a requested stop that completed is a success, as uvicorn and service managers
     (systemd counts 143 as a failure) expect. A server that stops on its own raises ``ClinragError`` (status 1).
     """
-    with Supervisor(logs) as servers:
+    with Supervisor(cli, logs) as servers:
         try:
-            _serve(servers, files, ports, logs, config)
+            _serve(servers, files, ports, logs, config, console)
         except SignalReceived as received:
             console.print(f"{received.name} received: stopping {len(servers.children)} servers …", soft_wrap=True)
         except KeyboardInterrupt:  # signal handlers could not be installed (not the main thread)
@@ -83,7 +99,9 @@ def serve_demo(files: FederationFiles, ports: DemoPorts, logs: Path, config: Pat
     console.print(f"Stopped {len(servers.stopped)} servers{killed}.", soft_wrap=True)
 
 
-def _serve(servers: Supervisor, files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None) -> None:
+def _serve(
+    servers: Supervisor, files: FederationFiles, ports: DemoPorts, logs: Path, config: Path | None, console: Console
+) -> None:
     console.print("starting identity providers, nodes and the web app …")
     start_federation(servers, files, ports, config, web=files.folder.parent / "web")
     table = Table(title="The demo federation on 127.0.0.1")

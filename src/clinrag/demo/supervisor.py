@@ -1,6 +1,7 @@
 """Starts the demo's servers as child processes on 127.0.0.1 (one identity provider and one node per hospital),
 waits until each answers, and stops them all on Ctrl-C, SIGTERM or SIGHUP, or when the caller leaves the ``with``
-block.
+block. Each child runs the command-line program the caller names (``clinrag``: the app passes its ``main`` in, as
+this layer does not import the app) with the arguments given to ``start``.
 
 Inside ``with Supervisor() as servers:`` (in the main thread) SIGINT, SIGTERM and SIGHUP raise ``SignalReceived``
 in the main thread; leaving the block stops every child (SIGTERM, a grace period, then SIGKILL for stragglers) and
@@ -10,13 +11,15 @@ from a script), because a program that serves until Ctrl-C must stop on Ctrl-C; 
 stopping them (SIGKILL, a crash), the pipe closes and each child stops itself, so none is left behind listening.
 
 Example:
-    >>> with Supervisor() as servers:  # doctest: +SKIP
+    >>> from clinrag.app.cli import main  # doctest: +SKIP
+    >>> with Supervisor(main) as servers:  # doctest: +SKIP
     ...     servers.start("idp-A", ["idp", "serve", "--org", "A", "--port", "9401"], "http://127.0.0.1:9401/")
     ...     servers.wait_ready()
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -33,8 +36,9 @@ import httpx
 
 from clinrag.errors import ClinragError
 
-CLI = ("-c", "from clinrag.app.supervisor import run_child; run_child()")
-"""How a child runs ``clinrag ARGS``: through ``run_child``, which watches the supervisor before calling the CLI."""
+CHILD = "from clinrag.demo.supervisor import run_child; run_child({target!r})"
+"""The Python code a child runs (``python -c``): ``run_child``, which watches the supervisor before calling the
+program named by ``target`` (``module:function``) with the child's arguments."""
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a supervisor and all its children."""
@@ -73,13 +77,20 @@ class Child:
 class Supervisor:
     """Child servers of one demo run; logs go to ``logs/NAME.log``.
 
+    ``cli``: the command-line program every child runs, a module-level function that reads ``sys.argv``
+    (``clinrag.app.cli.main``); see ``import_path``.
     ``handle_signals``: install SIGINT/SIGTERM/SIGHUP handlers on entering the ``with`` block (main thread only).
     After a stop, ``stopped`` names the children that were still running and ``killed`` those that needed SIGKILL.
     """
 
     def __init__(
-        self, logs: Path | None = None, env: dict[str, str] | None = None, handle_signals: bool = True
+        self,
+        cli: Callable[[], object],
+        logs: Path | None = None,
+        env: dict[str, str] | None = None,
+        handle_signals: bool = True,
     ) -> None:
+        self.command = ("-c", CHILD.format(target=import_path(cli)))
         self.logs = logs or Path("data/demo/logs")
         self.env = {**os.environ, **(env or {})}
         self.handle_signals = handle_signals
@@ -95,7 +106,7 @@ class Supervisor:
         self._watch: tuple[int, int] | None = None
 
     def start(self, name: str, args: list[str], ready_url: str) -> Child:
-        """Start ``clinrag ARGS`` as a child process named ``name``.
+        """Start the program (``clinrag``) with ``args`` as a child process named ``name``.
 
         A stop signal arriving while the child is being started is held until it is recorded, so no child escapes
         ``stop``.
@@ -109,7 +120,7 @@ class Supervisor:
         try:
             with log.open("wb") as handle:
                 process = subprocess.Popen(
-                    [sys.executable, *CLI, *args],
+                    [sys.executable, *self.command, *args],
                     stdout=handle,
                     stderr=subprocess.STDOUT,
                     env={**self.env, WATCH_FD: str(watch_read)},
@@ -222,24 +233,41 @@ class Supervisor:
             self.restore_signal_handlers()
 
 
-def run_child() -> None:
-    """Run ``clinrag`` (with ``sys.argv``) as a supervised child: stop when the supervisor goes away, restore an
-    inherited ignored SIGINT (a server that says "until Ctrl-C" must stop on Ctrl-C), and treat SIGHUP as SIGTERM so
-    that a closed terminal stops the server gracefully."""
+def import_path(function: Callable[..., object]) -> str:
+    """``module:name`` of a module-level function, by which a child process imports it.
+
+    Example:
+        >>> import json
+        >>> import_path(json.dumps)
+        'json:dumps'
+
+    Raises:
+        ValueError: ``function`` cannot be imported by that name (a lambda, a nested function, ``__main__``'s).
+    """
+    module, name = function.__module__, function.__qualname__
+    if module == "__main__" or getattr(sys.modules.get(module), name, None) is not function:
+        raise ValueError(f"a child process cannot import {module}.{name}: pass a module-level function")
+    return f"{module}:{name}"
+
+
+def run_child(target: str) -> None:
+    """Run the program ``target`` (``module:function``, ``clinrag.app.cli:main``; it reads ``sys.argv``) as a
+    supervised child: stop when the supervisor goes away, restore an inherited ignored SIGINT (a server that says
+    "until Ctrl-C" must stop on Ctrl-C), and treat SIGHUP as SIGTERM so that a closed terminal stops the server
+    gracefully. The program is imported only then, so a child that is still loading is watched too."""
     watched = os.environ.pop(WATCH_FD, None)
     if watched is not None:
         threading.Thread(target=_watch_supervisor, args=(int(watched),), name="supervisor-watch", daemon=True).start()
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
-        signal.signal(signal.SIGHUP, hangup_as_terminate)
+        signal.signal(signal.SIGHUP, _hangup_as_terminate)
+    module, _, name = target.partition(":")
+    program = getattr(importlib.import_module(module), name)
+    program()
 
-    from clinrag.app.cli import main
 
-    main()
-
-
-def hangup_as_terminate(signum: int, frame: FrameType | None) -> None:
+def _hangup_as_terminate(signum: int, frame: FrameType | None) -> None:
     """Signal handler: deliver SIGTERM to this process, so a server's graceful SIGTERM path also serves SIGHUP."""
     signal.raise_signal(signal.SIGTERM)
 
