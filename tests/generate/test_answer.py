@@ -123,3 +123,11 @@ def test_extract_answer_labels_each_line_with_its_patient() -> None:
     assert text.startswith("Cy Moss (3): ")
     assert text.endswith("[1]")
     assert "Apixaban" in text
+
+
+def test_a_long_medication_list_is_quoted_whole() -> None:
+    drugs = [f"{i}. Drug{chr(64 + i)}ine {i * 5} mg PO DAILY" for i in range(1, 21)]  # 20 lines, ~600 characters
+    chunk = note_chunk(3, "Cy Moss", "Discharge Medications", "\n".join(drugs))
+    assert len(chunk.text) > 400
+    text = extract_answer(understand("What was Cy Moss sent home on?"), [Source(number=1, chunk=chunk, score=1.0)])
+    assert all(drug.split(". ", 1)[1] in text for drug in drugs)

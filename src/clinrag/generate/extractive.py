@@ -40,11 +40,12 @@ from clinrag.index.lexical import tokenize
 from clinrag.ingest.sentences import split_sentences
 from clinrag.retrieve.classes import member_words, mentioned
 from clinrag.retrieve.intent import KIND_SECTIONS
-from clinrag.retrieve.query import QueryUnderstanding
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
 from clinrag.types import Source
 
 MAX_LINES: Final = 8
 _SHORT_LIST: Final = 400  # characters: a section this short is quoted whole
+_WHOLE_LIST: Final = 1500  # characters: the list a kind of fact is (medications, allergies …) quoted whole up to this
 
 
 def question_terms(understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
@@ -212,6 +213,8 @@ def answering_lines(
             about = {stay_of(s.chunk) for s in sources if chosen_by & mentioned(texts[s.number])}
             sources = [source for source in sources if stay_of(source.chunk) in about]
     kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
+    # the section a kind of fact is (not the hospital course a procedure may also be told in): its list answers
+    main_section = kind_sections[0] if kind_sections and understanding.fact_kind in SECTION_KINDS else None
     for wanted_sections in (set(kind_sections[:1]), set(kind_sections), sections):
         if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
             sources = [source for source in sources if source.chunk.section in wanted_sections]
@@ -231,7 +234,9 @@ def answering_lines(
         if complication:
             lines = complication_lines(text, negations=stay_of(source.chunk) not in reported)
         else:
-            lines = _picked_lines(source, text, wanted, specific, sections, understanding.about_patients)
+            whole = main_section is not None and source.chunk.section == main_section and not specific
+            whole = whole and not understanding.about_patients
+            lines = _picked_lines(source, text, wanted, specific, sections, understanding.about_patients, whole)
         section = source.chunk.section
         for found in lines:
             # labelled with its section: "Past Medical History: stroke" is not a stroke now
@@ -404,15 +409,22 @@ def _under_header(line: str, header: str | None) -> str:
 
 
 def _picked_lines(
-    source: Source, text: str, wanted: set[str], specific: frozenset[str], sections: set[str], about_patients: bool
+    source: Source,
+    text: str,
+    wanted: set[str],
+    specific: frozenset[str],
+    sections: set[str],
+    about_patients: bool,
+    whole: bool = False,
 ) -> list[str]:
-    """The lines of one source worth quoting (none when it is not about the thing asked). A guideline's table row
-    comes with its table's header row; the header row alone is never quoted (its words are column names, not an
-    answer)."""
+    """The lines of one source worth quoting (none when it is not about the thing asked); all of it when it is
+    short, or ``whole`` (the list a kind of fact is: "what was she taking before she came in?") and not long. A
+    guideline's table row comes with its table's header row; the header row alone is never quoted (its words are
+    column names, not an answer)."""
     if not text:
         return []
     in_section = source.chunk.section in sections
-    if in_section and len(text) <= _SHORT_LIST:
+    if (in_section and len(text) <= _SHORT_LIST) or (whole and len(text) <= _WHOLE_LIST):
         return [_as_one_line(text)]
     header = table_header(text) if source.chunk.guideline is not None else None
     lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
