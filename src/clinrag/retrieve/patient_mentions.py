@@ -126,7 +126,7 @@ _PATIENT_WORDS = frozenset({"patient", "pt"})
 _NOT_NAMES = _word_set(
     """
     a about according after all also an and any are as at based be been before between both but by can compare
-    considering could describe given hello hi no now ok okay per re regarding thanks yes
+    considering could describe given hello hi no now ok okay per re regarding thanks yes i im ive
     calculate cite compute determine estimate extract open quote recap return see
     state use admit analyse analyze brief call consult continue decrease discharge discuss draft increase interpret
     locate monitor notify prepare prescribe reconcile remind restart schedule search start stop track transfer
