@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 from clinrag.calculators.anthropometry import WEIGHT
+from clinrag.calculators.common import SEX
 from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
 
 NORMAL_ANION_GAP = 12.0
@@ -349,13 +350,6 @@ AGE = Input(
     minimum=0,
     maximum=120,
     synonyms=("age", "years old", "yo", "y/o"),
-)
-SEX = Input(
-    name="sex",
-    label="sex",
-    kind="choice",
-    choices=("female", "male"),
-    synonyms=("sex", "gender", "female", "male", "woman", "man"),
 )
 
 

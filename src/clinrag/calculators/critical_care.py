@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from clinrag.calculators.common import SEX
 from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
 
 # --- shared inputs -------------------------------------------------------------------------------------------------
@@ -784,13 +785,7 @@ PSI = Calculator(
     title="Pneumonia Severity Index (PSI/PORT score)",
     inputs=(
         AGE.model_copy(update={"minimum": 18}),
-        Input(
-            name="sex",
-            label="sex",
-            kind="choice",
-            choices=("female", "male"),
-            synonyms=("sex", "gender", "female", "male", "woman", "man"),
-        ),
+        SEX,
         *(
             criterion(
                 name,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from clinrag.calculators.common import SEX
 from clinrag.calculators.critical_care import (
     AGE,
     BILIRUBIN,
@@ -56,13 +57,6 @@ ALT = Input(
     minimum=1,
     maximum=20000,
     synonyms=("ALT", "alanine aminotransferase", "SGPT", "GPT"),
-)
-SEX = Input(
-    name="sex",
-    label="sex",
-    kind="choice",
-    choices=("female", "male"),
-    synonyms=("sex", "gender", "female", "male", "woman", "man"),
 )
 
 

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from clinrag.calculators.anthropometry import HEIGHT, WEIGHT
+from clinrag.calculators.common import SEX
 from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
 from clinrag.calculators.units import convert
 
@@ -36,13 +37,6 @@ AGE_ADULT = Input(
     minimum=18,
     maximum=120,
     synonyms=("age", "years old", "yo", "y/o"),
-)
-SEX = Input(
-    name="sex",
-    label="sex",
-    kind="choice",
-    choices=("female", "male"),
-    synonyms=("sex", "gender", "female", "male", "woman", "man"),
 )
 
 KDIGO_GFR_BANDS = (
