@@ -42,6 +42,7 @@ def _running_demo(federation: Federation, tmp_path: Path, ignore_sigint: bool = 
         "CLINRAG_SYNTH__WORKERS": "2",
         "CLINRAG_FEDERATION__FILE": str(out / "federation" / "federation.toml"),
         "CLINRAG_FEDERATION__TOKEN_CACHE": str(tmp_path / "tokens"),
+        "CLINRAG_FEDERATION__TIMEOUT": "60",  # each hospital answers in time on a loaded machine (not the 2 s default)
         "COLUMNS": "200",
     }
     command = [*CLI, "demo", "--out", str(out), "--patients", "40", "--seed", "11"]

@@ -141,6 +141,7 @@ def test_the_readme_tour_runs_top_to_bottom_while_the_demo_serves(tmp_path: Path
         **os.environ,
         "CLINRAG_SYNTH__WORKERS": "2",
         "CLINRAG_FEDERATION__TOKEN_CACHE": str(tmp_path / "tokens"),
+        "CLINRAG_FEDERATION__TIMEOUT": "60",  # each hospital answers in time on a loaded machine (not the 2 s default)
         "COLUMNS": "200",
     }
     command = [*CLI, "demo", "--out", "data/demo", "--patients", str(PATIENTS), "--seed", "42"]
