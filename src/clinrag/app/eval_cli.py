@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,88 +128,111 @@ def _suite_command(name: str, options: RunOptions) -> None:
     execute([suite], options, name)
 
 
-@eval_app.command("retrieval")
-def retrieval_command(
-    demo: DemoOption = Path("data/demo"),
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Retrieval quality on the demo cohort's gold facts: recall@5/10, MRR@10, nDCG@10 per question kind,
+def _demo_suite(name: str, doc: str) -> Callable[..., None]:
+    """The command of suite ``name`` with --demo, --out, --seed, --quick, --work and --config; ``doc`` is its help."""
+
+    def command(
+        demo: DemoOption = Path("data/demo"),
+        out: OutOption = None,
+        seed: SeedOption = 0,
+        quick: QuickOption = False,
+        work: WorkOption = None,
+        config: ConfigOption = None,
+    ) -> None:
+        _suite_command(name, RunOptions(demo, out, seed, "extractive", quick, work, config))
+
+    command.__doc__ = doc
+    return command
+
+
+def _generator_suite(name: str, doc: str) -> Callable[..., None]:
+    """The command of suite ``name`` with `_demo_suite`'s options and --generators; ``doc`` is its help."""
+
+    def command(
+        demo: DemoOption = Path("data/demo"),
+        out: OutOption = None,
+        seed: SeedOption = 0,
+        generators: GeneratorsOption = "extractive",
+        quick: QuickOption = False,
+        work: WorkOption = None,
+        config: ConfigOption = None,
+    ) -> None:
+        _suite_command(name, RunOptions(demo, out, seed, generators, quick, work, config))
+
+    command.__doc__ = doc
+    return command
+
+
+def _offline_suite(name: str, doc: str) -> Callable[..., None]:
+    """The command of suite ``name``, which needs no demo folder: --out, --seed, --quick, --work and --config;
+    ``doc`` is its help."""
+
+    def command(
+        out: OutOption = None,
+        seed: SeedOption = 0,
+        quick: QuickOption = False,
+        work: WorkOption = None,
+        config: ConfigOption = None,
+    ) -> None:
+        _suite_command(name, RunOptions(Path("data/demo"), out, seed, "extractive", quick, work, config))
+
+    command.__doc__ = doc
+    return command
+
+
+retrieval_command = eval_app.command("retrieval")(
+    _demo_suite(
+        "retrieval",
+        """Retrieval quality on the demo cohort's gold facts: recall@5/10, MRR@10, nDCG@10 per question kind,
     wrong-patient hits and latency for every mode × name prefix × patient resolution.
 
     Example: clinrag eval retrieval --demo data/demo --out eval/retrieval
-    """
-    _suite_command("retrieval", RunOptions(demo, out, seed, "extractive", quick, work, config))
+    """,
+    )
+)
 
-
-@eval_app.command("answers")
-def answers_command(
-    demo: DemoOption = Path("data/demo"),
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    generators: GeneratorsOption = "extractive",
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Grounded answers at hospital A, per generator: answer rate, citation validity, sentence support, gold
+answers_command = eval_app.command("answers")(
+    _generator_suite(
+        "answers",
+        """Grounded answers at hospital A, per generator: answer rate, citation validity, sentence support, gold
     citations, latency.
 
     Example: clinrag eval answers --generators extractive,local --out eval/answers
-    """
-    _suite_command("answers", RunOptions(demo, out, seed, generators, quick, work, config))
+    """,
+    )
+)
 
-
-@eval_app.command("safety")
-def safety_command(
-    demo: DemoOption = Path("data/demo"),
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    generators: GeneratorsOption = "extractive",
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Refusing when it should, per generator: negative rejection, noise robustness, other hospitals' patients,
+safety_command = eval_app.command("safety")(
+    _generator_suite(
+        "safety",
+        """Refusing when it should, per generator: negative rejection, noise robustness, other hospitals' patients,
     and the adversarial cases (injected instructions, requests for other patients).
 
     Example: clinrag eval safety --generators extractive,local --out eval/safety
-    """
-    _suite_command("safety", RunOptions(demo, out, seed, generators, quick, work, config))
+    """,
+    )
+)
 
-
-@eval_app.command("calculators")
-def calculators_command(
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Calculation vignettes: calculator selection, value accuracy per vignette kind, missing inputs, extraction
+calculators_command = eval_app.command("calculators")(
+    _offline_suite(
+        "calculators",
+        """Calculation vignettes: calculator selection, value accuracy per vignette kind, missing inputs, extraction
     per input kind, against the question-only baseline (seeds SEED, SEED+1, SEED+2).
 
     Example: clinrag eval calculators --out eval/calculators
-    """
-    _suite_command("calculators", RunOptions(Path("data/demo"), out, seed, "extractive", quick, work, config))
+    """,
+    )
+)
 
-
-@eval_app.command("literature")
-def literature_command(
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Literature retrieval on a synthetic library: recall@10 per mode, plain and with filters stated.
+literature_command = eval_app.command("literature")(
+    _offline_suite(
+        "literature",
+        """Literature retrieval on a synthetic library: recall@10 per mode, plain and with filters stated.
 
     Example: clinrag eval literature --out eval/literature
-    """
-    _suite_command("literature", RunOptions(Path("data/demo"), out, seed, "extractive", quick, work, config))
+    """,
+    )
+)
 
 
 @eval_app.command("population")
@@ -227,23 +250,18 @@ def population_command(
     _suite_command("population", RunOptions(demo, out, 0, "extractive", quick, work, config))
 
 
-@eval_app.command("trend")
-def trend_command(
-    demo: DemoOption = Path("data/demo"),
-    out: OutOption = None,
-    seed: SeedOption = 0,
-    quick: QuickOption = False,
-    work: WorkOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """The federated-RAG evaluation on the demo federation, started here (identity providers, nodes, root on
+trend_command = eval_app.command("trend")(
+    _demo_suite(
+        "trend",
+        """The federated-RAG evaluation on the demo federation, started here (identity providers, nodes, root on
     127.0.0.1): centralised, federated and each demo user; ixn, recall@10, nDCG@10, ROUGE-1/L, BLEU, faithfulness,
     answer and context relevance, negative rejection, noise robustness, information integration, population
     exactness; the access heatmap and answer relevance against ixn.
 
     Example: clinrag eval trend --demo data/demo --out eval/trend
-    """
-    _suite_command("trend", RunOptions(demo, out, seed, "extractive", quick, work, config))
+    """,
+    )
+)
 
 
 @eval_app.command("grid")
