@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.timeout(120), pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")]
+pytestmark = [pytest.mark.timeout(300), pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")]
 
 SUPERVISOR = """
 import sys, time
@@ -39,6 +39,9 @@ with Supervisor(main, logs) as servers:
             time.sleep(1.0)
     except SignalReceived as received:
         print("received", received.name, flush=True)
+        # A grace far beyond the few seconds an idle machine needs: the tests check that every server stops on
+        # its own when signalled (killed 0), not how fast a loaded machine stops it.
+        servers.stop(grace=60.0)
 print("stopped", len(servers.stopped), "killed", len(servers.killed), flush=True)
 """
 
@@ -162,10 +165,10 @@ def test_a_stop_signal_stops_every_server(
             os.killpg(process.pid, signum)
         else:
             process.send_signal(signum)
-        output, _ = process.communicate(timeout=20)
+        output, _ = process.communicate(timeout=90)
         assert process.returncode == 0, output
         assert f"received {signum.name}" in output
-        assert "killed 0" in output  # all stopped within the grace period (on their own, if signalled too)
+        assert "killed 0" in output  # all stopped on their own within the grace period (if signalled too)
         assert not any(map(alive, pids))
         assert not any(map(listening, ports))
         assert group_members(process.pid) == []
@@ -178,7 +181,7 @@ def test_a_signal_during_start_up_leaves_no_server_behind(tmp_path: Path) -> Non
         assert process.stdout.readline().strip() == "starting"
         time.sleep(0.3)  # children are being started or are loading
         process.send_signal(signal.SIGTERM)
-        output, _ = process.communicate(timeout=20)
+        output, _ = process.communicate(timeout=90)
         assert process.returncode == 0, output
         assert "received SIGTERM" in output
         assert wait_until(lambda: group_members(process.pid) == [], 5)
@@ -195,7 +198,7 @@ def test_nohup_keeps_an_ignored_hangup_ignored(tmp_path: Path) -> None:
         assert all(map(alive, pids))
         assert all(map(listening, ports))
         process.send_signal(signal.SIGTERM)
-        process.communicate(timeout=20)
+        process.communicate(timeout=90)
         assert process.returncode == 0
         assert not any(map(alive, pids))
 
@@ -206,5 +209,5 @@ def test_children_stop_when_the_supervisor_is_killed_outright(tmp_path: Path) ->
         pids = ready_pids(process)
         process.kill()  # SIGKILL: no handler runs, nothing is stopped by the supervisor
         process.wait()
-        assert wait_until(lambda: not any(map(alive, pids)), 10), "children outlived their supervisor"
+        assert wait_until(lambda: not any(map(alive, pids)), 60), "children outlived their supervisor"
         assert not any(map(listening, ports))
