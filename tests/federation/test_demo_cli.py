@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.similar_sets import load_code_sets
@@ -25,6 +26,10 @@ from ..shared.federation import Federation
 from .demo_helpers import CLI, Demo, DemoPortRun, start_demo
 from .demo_helpers import assert_stopped as _assert_stopped
 from .demo_helpers import group_members as _group_members
+
+# A demo and seven clinrag commands in processes of their own: 250 s on a shared 2-core machine, more under load
+# (the suite allows 600 s a test, the session's federation built first included).
+pytestmark = pytest.mark.timeout(1200)
 
 
 @contextmanager
