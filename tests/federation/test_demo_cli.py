@@ -166,4 +166,4 @@ def test_demo_stops_every_server_on_sigterm(federation: Federation, tmp_path: Pa
         code, stopping = demo.stop(signal.SIGTERM)
         assert "SIGTERM received: stopping 8 servers" in stopping, stopping
         _assert_stopped(demo, code, stopping, servers)
-        assert time.monotonic() - started < 15
+        assert time.monotonic() - started < 25  # the 15 s grace is for stragglers; none is expected

@@ -23,7 +23,7 @@ from rich.table import Table
 from clinrag.access.demo import DEMO_USERS
 from clinrag.demo.federation_files import DemoPorts, FederationFiles
 from clinrag.demo.library import LIBRARY_ORG
-from clinrag.demo.supervisor import SignalReceived, Supervisor
+from clinrag.demo.supervisor import STOP_GRACE_S, SignalReceived, Supervisor
 from clinrag.errors import ClinragError
 
 
@@ -84,7 +84,7 @@ def serve_demo(
     where to print.
 
     Any of the three — also during start-up, and SIGINT even when inherited as ignored (a job started with ``&``
-    from a script) — stops every server (SIGTERM, 5 s grace, then SIGKILL) and returns normally, so ``clinrag
+    from a script) — stops every server (SIGTERM, a 15 s grace, then SIGKILL) and returns normally, so ``clinrag
     demo`` exits with status 0: a requested stop that completed is a success, as uvicorn and service managers
     (systemd counts 143 as a failure) expect. A server that stops on its own raises ``ClinragError`` (status 1).
     """
@@ -95,7 +95,11 @@ def serve_demo(
             console.print(f"{received.name} received: stopping {len(servers.children)} servers …", soft_wrap=True)
         except KeyboardInterrupt:  # signal handlers could not be installed (not the main thread)
             console.print(f"stopping {len(servers.children)} servers …")
-    killed = f" ({len(servers.killed)} killed after 5 s: {', '.join(servers.killed)})" if servers.killed else ""
+    killed = (
+        f" ({len(servers.killed)} killed after {STOP_GRACE_S:g} s: {', '.join(servers.killed)})"
+        if servers.killed
+        else ""
+    )
     console.print(f"Stopped {len(servers.stopped)} servers{killed}.", soft_wrap=True)
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, Self
+from typing import Any, Final, Self
 
 import httpx
 
@@ -40,6 +40,9 @@ CHILD = "from clinrag.demo.supervisor import run_child; run_child({target!r})"
 """The Python code a child runs (``python -c``): ``run_child``, which watches the supervisor before calling the
 program named by ``target`` (``module:function``) with the child's arguments."""
 
+STOP_GRACE_S: Final = 15.0
+"""How long stopping waits for every server to exit after SIGTERM before killing the rest. A server exits in 1–3 s
+on an idle machine; a loaded one (a CI run) has taken more than 5 s, and a kill leaves work half-done."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a supervisor and all its children."""
 
@@ -159,7 +162,7 @@ class Supervisor:
                 if pending:
                     time.sleep(0.2)
 
-    def stop(self, grace: float = 5.0) -> None:
+    def stop(self, grace: float = STOP_GRACE_S) -> None:
         """Ask every child to stop (SIGTERM), then kill what is still running after ``grace`` seconds.
 
         Signals arriving meanwhile do not interrupt the stop; a second Ctrl-C (SIGINT) skips the rest of the grace
