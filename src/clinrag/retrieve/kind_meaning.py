@@ -160,8 +160,8 @@ class KindReader:
         kind, similarity, margin = self.nearest(vector)
         if similarity < self.min_similarity or margin < self.min_margin:
             return understanding
-        drugs = {thing for thing in named if is_drug_name(thing)} | set(understanding.classes)
-        if named and (kind not in CONTEXT_KINDS or drugs & named):  # what it names already says what to find
+        names_drug = any(is_drug_name(thing) or thing in understanding.classes for thing in named)
+        if named and (kind not in CONTEXT_KINDS or names_drug):  # what it names already says what to find
             return understanding
         return with_kind(understanding, kind, round(similarity, 3))
 
