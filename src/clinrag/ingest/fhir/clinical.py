@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from clinrag.ingest.fhir.codes import (
     CPT,
@@ -61,6 +62,20 @@ def effective(resource: Json, prefix: str = "effective") -> datetime | None:
     )
 
 
+def _fact(
+    origin: Origin,
+    resource: Json,
+    table: str,
+    row: dict[str, Any],
+    when: datetime | None = None,
+    result_refs: tuple[str, ...] = (),
+    patient: str = "subject",
+) -> Fact:
+    """A `Fact` of ``resource`` for ``table``: its patient the reference under ``patient``, its stay ``encounter``."""
+    subject, stay = reference_key(obj(resource, patient)), reference_key(obj(resource, "encounter"))
+    return Fact(origin, subject, stay, table, row, when=when, result_refs=result_refs)
+
+
 def condition_fact(origin: Origin, resource: Json) -> Fact:
     """A Condition: ``diagnoses_icd`` when ICD-coded (and joined to a stay), else a ``conditions`` row."""
     concept = obj(resource, "code")
@@ -74,14 +89,7 @@ def condition_fact(origin: Origin, resource: Json) -> Fact:
         "clinical_status": text_of(obj(resource, "clinicalStatus")),
         "verification_status": text_of(obj(resource, "verificationStatus")),
     }
-    fact = Fact(
-        origin,
-        reference_key(obj(resource, "subject")),
-        reference_key(obj(resource, "encounter")),
-        "conditions",
-        row,
-        when=onset,
-    )
+    fact = _fact(origin, resource, "conditions", row, when=onset)
     if icd:
         fact.mimic_table, fact.mimic_row, fact.title = (
             "diagnoses_icd",
@@ -102,14 +110,7 @@ def procedure_fact(origin: Origin, resource: Json) -> Fact:
         **code_columns(concept, (ICD10PCS, SNOMED, CPT)),
         "status": string(resource, "status"),
     }
-    fact = Fact(
-        origin,
-        reference_key(obj(resource, "subject")),
-        reference_key(obj(resource, "encounter")),
-        "procedures",
-        row,
-        when=performed,
-    )
+    fact = _fact(origin, resource, "procedures", row, when=performed)
     if icd and performed:
         mimic = {"chartdate": performed.date(), "icd_code": icd[0], "icd_version": icd[1]}
         fact.mimic_table, fact.mimic_row, fact.title = "procedures_icd", mimic, icd[2]
@@ -137,9 +138,7 @@ def allergy_fact(origin: Origin, resource: Json) -> Fact:
         "clinical_status": text_of(obj(resource, "clinicalStatus")),
         "reaction": "; ".join(r for r in reactions if r) or None,
     }
-    return Fact(
-        origin, reference_key(obj(resource, "patient")), reference_key(obj(resource, "encounter")), "allergies", row
-    )
+    return _fact(origin, resource, "allergies", row, patient="patient")
 
 
 def quantity_text(quantity: object) -> tuple[str | None, str | None]:
@@ -211,14 +210,7 @@ def observation_fact(origin: Origin, resource: Json) -> Fact:
         "interpretation": _first_text(resource, "interpretation"),
         "reference_range": _reference_range(resource),
     }
-    return Fact(
-        origin,
-        reference_key(obj(resource, "subject")),
-        reference_key(obj(resource, "encounter")),
-        "observations",
-        row,
-        when=charttime,
-    )
+    return _fact(origin, resource, "observations", row, when=charttime)
 
 
 def report_fact(origin: Origin, resource: Json) -> Fact:
@@ -234,12 +226,4 @@ def report_fact(origin: Origin, resource: Json) -> Fact:
         "results": None,
     }
     results = tuple(key for key in (reference_key(r) for r in objs(resource, "result")) if key)
-    return Fact(
-        origin,
-        reference_key(obj(resource, "subject")),
-        reference_key(obj(resource, "encounter")),
-        "diagnostic_reports",
-        row,
-        when=charttime,
-        result_refs=results,
-    )
+    return _fact(origin, resource, "diagnostic_reports", row, when=charttime, result_refs=results)
