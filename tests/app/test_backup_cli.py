@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from clinrag.app.cli import app
+from clinrag.errors import ConfigError
+from clinrag.plugins import STORES
 
 runner = CliRunner()
 
@@ -113,3 +116,15 @@ def test_commands_on_a_node_another_process_holds_say_what_to_do(node_c: Path, t
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=30)
+
+
+def test_snapshot_and_restore_refuse_every_store_but_edge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ..plugin_packages import install_plugin
+
+    install_plugin(tmp_path, monkeypatch, "backup_store_plugin", "", {STORES: {"elsewhere": "backup_store_plugin:x"}})
+    for backend in ("server", "elsewhere"):
+        monkeypatch.setenv("CLINRAG_INDEX__BACKEND", backend)
+        for command in (["snapshot", str(tmp_path)], ["restore", str(tmp_path / "backup"), str(tmp_path)]):
+            result = runner.invoke(app, ["index", *command], terminal_width=250)
+            assert isinstance(result.exception, ConfigError), result.output
+            assert f"index.backend is {backend};" in str(result.exception)

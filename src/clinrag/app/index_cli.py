@@ -87,10 +87,13 @@ BACKUP_INFO = "backup.json"
 
 
 def _edge_only(config: Path | None, what: str) -> None:
-    if settings_for(config).settings.index.backend == "server":
+    """Refuse ``what`` unless ``index.backend`` is edge: any other store (server, or a store plugin's) is backed up
+    with its own tools."""
+    backend = settings_for(config).settings.index.backend
+    if backend != "edge":
         raise ConfigError(
-            f"{what} is for embedded (edge) indexes; back up a Qdrant server with its snapshot API "
-            "(POST /collections/NAME/snapshots)"
+            f"{what} is for embedded (edge) indexes, and index.backend is {backend}; back up a Qdrant server with "
+            "its snapshot API (POST /collections/NAME/snapshots), a store plugin's indexes with that plugin's tools"
         )
 
 
