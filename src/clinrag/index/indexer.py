@@ -1,5 +1,6 @@
-"""Builds and updates a node's indexes from its chunk store: one index per leaf (department), in the backend
-``IndexSettings.backend`` chooses (a Qdrant Edge shard by default; see `clinrag.index.backend`).
+"""Builds and updates a node's indexes from its chunk store: one index per leaf (department), in the store
+``IndexSettings.backend`` chooses: a Qdrant Edge shard by default, a Qdrant server's collection, or a store plugin's
+index (entry point group ``clinrag.stores``; see `clinrag.index.backend`).
 
 Updates are incremental and idempotent: chunks whose ids are new are embedded and added, ids that left the
 chunk store (a deleted or changed note) are removed, and chunks whose id stayed but whose metadata changed (a
@@ -80,7 +81,8 @@ class IndexSummary:
 
 
 def leaf_folders(index_root: Path) -> dict[str, Path]:
-    """The Qdrant Edge leaf indexes under a node's index folder, by leaf name (see `leaf_names` for any backend)."""
+    """The leaf indexes under a node's index folder that the edge store keeps there (Qdrant Edge shards), by leaf
+    name; `leaf_names` lists the leaves of any store: the edge store's, a Qdrant server's or a store plugin's."""
     if not index_root.is_dir():
         return {}
     return {p.name: p for p in sorted(index_root.iterdir()) if (p / MANIFEST_FILE).is_file()}
@@ -238,9 +240,10 @@ def build_indexes(
     on_progress: ProgressCallback | None = None,
     index: IndexSettings | None = None,
 ) -> IndexSummary:
-    """Bring the index of every leaf in ``chunks`` up to date under ``index_root/LEAF`` (or, with a Qdrant server
-    as ``index.backend``, in its collections): new chunks are embedded and added, chunks gone from the chunk store
-    removed, and chunks whose metadata changed with their text (same id) get their payload rewritten."""
+    """Bring the index of every leaf in ``chunks`` up to date in the store ``index.backend`` names (the edge store:
+    under ``index_root/LEAF``; a Qdrant server or a store plugin: where it keeps them): new chunks are embedded and
+    added, chunks gone from the chunk store removed, and chunks whose metadata changed with their text (same id) get
+    their payload rewritten."""
     summary = IndexSummary(folder=index_root, embedder_id=embedder.id)
     leaves = sorted({dept for _, dept, _, _, _ in chunks.breakdown()})
     existing = leaf_names(index_root, index)

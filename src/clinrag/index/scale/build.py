@@ -1,14 +1,14 @@
 """`clinrag index build --engine ray`: a node's leaf indexes brought up to date with the embedding done by a Ray
 Data actor pool, everything else as the local engine (`clinrag.index.indexer.build_indexes`) does it.
 
-Per leaf, as locally: the index is opened or created (a Qdrant server or cluster collection per leaf, sharded and
-replicated as ``IndexSettings`` says, with its manifest; or an Edge shard), chunks gone from the chunk store are
-deleted, payloads whose metadata changed are rewritten, and the chunks the index lacks are embedded and written
-with their BM25 vectors. Unlike the local engine, the chunks to embed of all leaves are streamed from the chunk
-store in windows of ``ScaleSettings.window``; each window's distinct texts (texts met before in the build are not
-embedded again) go through one Ray Data pipeline, and the vectors come back to the driver, which writes them
-while the next window is embedded. The driver holds the chunk store and the store clients; the workers only need
-the texts, the embedder's package and its settings.
+Per leaf, as locally: the index is opened or created in the store ``IndexSettings.backend`` names (an Edge shard; a
+Qdrant server or cluster collection per leaf, sharded and replicated as ``IndexSettings`` says, with its manifest;
+or a store plugin's index), chunks gone from the chunk store are deleted, payloads whose metadata changed are
+rewritten, and the chunks the index lacks are embedded and written with their BM25 vectors. Unlike the local engine,
+the chunks to embed of all leaves are streamed from the chunk store in windows of ``ScaleSettings.window``; each
+window's distinct texts (texts met before in the build are not embedded again) go through one Ray Data pipeline, and
+the vectors come back to the driver, which writes them while the next window is embedded. The driver holds the chunk
+store and the store clients; the workers only need the texts, the embedder's package and its settings.
 
 Example:
     >>> import tempfile, pathlib
@@ -129,8 +129,8 @@ def build_indexes_ray(
     cache_dir: Path | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> IndexSummary:
-    """Bring every leaf's index under ``index_root`` (or on the Qdrant server ``index`` names) up to date, with
-    the embedding done by a Ray Data actor pool of ``scale.workers`` actors (Ray must be started:
+    """Bring every leaf's index in the store ``index`` names (under ``index_root``, or where it keeps them) up to
+    date, with the embedding done by a Ray Data actor pool of ``scale.workers`` actors (Ray must be started:
     `clinrag.ingest.scale.engine.ray_session`); the same result as `build_indexes` with the same settings."""
     embedder = RayEmbedder(index, cache_dir, scale.workers)
     summary = IndexSummary(folder=index_root, embedder_id=embedder.id)
