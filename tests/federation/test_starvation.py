@@ -14,6 +14,7 @@ from clinrag.errors import ConfigError
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node
 from clinrag.federation.protocol import RetrieveRequest
+from clinrag.federation.tree import NodeTree
 from clinrag.settings import RetrieveSettings
 
 from ..shared.federation import EMBEDDER, Federation
@@ -66,4 +67,26 @@ def test_a_malformed_tree_is_refused_with_the_reason(tmp_path: Path, tree: str, 
         + tree
     )
     with pytest.raises(ConfigError, match=message):
+        load_node_config(path)
+
+
+def test_the_key_fetch_timeout_comes_from_the_node_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "node.toml"
+    node = '[node]\norg = "A"\ndata = "."\npolicies = "p"\n'
+    rest = '\n[[issuers]]\nissuer = "http://127.0.0.1:1"\norg = "A"\n\n[tree]\nname = "A"\n'
+    rest += 'children = [{ name = "x", store = "i" }]\n'
+
+    class Tree:
+        def warm_up(self) -> None:
+            pass
+
+    monkeypatch.setattr(NodeTree, "open", classmethod(lambda cls, *args: Tree()))
+    for line, seconds in (("", 2.0), ("key_fetch_timeout = 0.25\n", 0.25)):
+        path.write_text(node + line + rest)
+        config = load_node_config(path)
+        assert config.key_fetch_timeout == seconds
+        opened = Node.open(config, EMBEDDER, RetrieveSettings(), PolicyEngine.allow_all())
+        assert opened.verifier._client.timeout.read == seconds
+    path.write_text(node + "key_fetch_timeout = 0\n" + rest)
+    with pytest.raises(ConfigError, match="key_fetch_timeout"):
         load_node_config(path)

@@ -8,6 +8,7 @@ data = "../nodes/A"            # chunks.sqlite and index/ (paths are relative to
 policies = "policies/A"        # *.cedar files
 audit_log = "../audit/A.jsonl"
 port = 8101
+key_fetch_timeout = 2.0        # seconds to wait for an issuer's signing keys (default 2)
 
 [[issuers]]                    # identity providers whose tokens this node accepts, and the org each speaks for
 issuer = "http://127.0.0.1:9401"
@@ -38,6 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clinrag.access.identity import TrustedIssuer
 from clinrag.errors import ConfigError
+
+KEY_FETCH_TIMEOUT = 2.0
+"""Seconds a node waits for an issuer's discovery document or signing keys, unless its config says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class NodeConfig:
     host: str = "127.0.0.1"
     port: int = 8100
     source: Path | None = None
+    key_fetch_timeout: float = KEY_FETCH_TIMEOUT
+    """Seconds the node's token verifier waits for an issuer's discovery document or keys (``[node]``)."""
 
 
 class _Section(BaseModel):
@@ -99,6 +105,7 @@ class _Node(_Section):
     audience: str = "clinrag"
     host: str = "127.0.0.1"
     port: int = Field(8100, ge=0, le=65535)
+    key_fetch_timeout: float = Field(KEY_FETCH_TIMEOUT, gt=0, le=120)
 
 
 class _Issuer(_Section):
@@ -154,6 +161,7 @@ def load_node_config(path: Path) -> NodeConfig:
         host=node.host,
         port=node.port,
         source=path,
+        key_fetch_timeout=node.key_fetch_timeout,
     )
 
 

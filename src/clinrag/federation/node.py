@@ -106,12 +106,13 @@ class Node:
     def open(
         cls, config: NodeConfig, embedder: Embedder, settings: RetrieveSettings, engine: PolicyEngine | None = None
     ) -> Node:
-        """Load policies (validated: an invalid policy stops the node), open the tree and the audit log.
+        """Load policies (validated: an invalid policy stops the node), open the tree and the audit log; the token
+        verifier waits ``config.key_fetch_timeout`` seconds at most for an issuer's keys.
 
         ``engine`` replaces the node's policy files (for instance `PolicyEngine.allow_all` to measure the
         federation with policies off)."""
         policies = engine if engine is not None else PolicyEngine.load(config.policies)
-        verifier = TokenVerifier(config.issuers, config.audience)
+        verifier = TokenVerifier(config.issuers, config.audience, timeout=config.key_fetch_timeout)
         tree = NodeTree.open(config, embedder, settings)
         tree.warm_up()
         return cls(config, tree, policies, verifier, AuditLog(config.audit_log))
