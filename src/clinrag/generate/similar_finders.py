@@ -35,25 +35,11 @@ from clinrag.settings import FederationSettings
 log = logging.getLogger("clinrag.answer")
 
 
-def _view(org: str, match: SimilarPatient) -> SimilarView:
+def _view(org: str, match: SimilarPatient | SimilarMatch) -> SimilarView:
+    """A similar patient as shown, whether ranked here (`SimilarPatient`) or by another hospital (`SimilarMatch`)."""
     shared = {
         kind: tuple(SharedView(code=item.code, title=item.title, version=item.version) for item in items)
         for kind, items in match.shared.items()
-    }
-    return SimilarView(
-        org=org,
-        subject_id=match.subject_id,
-        score=match.score,
-        jaccard=dict(match.jaccard),
-        shared=shared,
-        hadm_id=match.hadm_id,
-    )
-
-
-def _remote_view(org: str, match: SimilarMatch) -> SimilarView:
-    shared = {
-        kind: tuple(SharedView(code=code.code, title=code.title, version=code.version) for code in codes)
-        for kind, codes in match.shared.items()
     }
     return SimilarView(
         org=org,
@@ -110,7 +96,7 @@ class FederatedFinder:
         if outcome.query_sets is None:
             reason = home.reason if home is not None and home.reason else f"the patient is not found at {self.home}"
             return Found(patient="", org=self.home, subject_id=None, orgs=parts, error=reason)
-        views = tuple(_remote_view(match.org, match.match) for match in outcome.matches)
+        views = tuple(_view(match.org, match.match) for match in outcome.matches)
         named = outcome.mention or f"patient {outcome.subject_id}"
         log.info("similar home=%s matches=%d", self.home, len(views))
         return Found(named, self.home, outcome.subject_id, views, parts)
