@@ -307,35 +307,24 @@ def create_node_app(
         """Organisation, embedder, leaves and their sizes, trusted issuers. No patient data."""
         return node.manifest()
 
-    @app.post(
-        f"/{API_VERSION}/retrieve",
-        response_model=RetrieveResponse,
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RetrieveRequest"}}},
-            },
-            "security": [{"HTTPBearer": []}],
-        },
-        responses={
-            401: {"model": Problem, "description": "Missing, invalid, expired or untrusted token; no data."},
-            413: {"model": Problem, "description": f"Body over federation.max_body_bytes ({limits.max_body_bytes})."},
-            422: {"model": InvalidRequest, "description": "Invalid body: the fields and rules, never the values."},
-            429: {"model": Problem, "description": "Over the request rate (of the user, or of an unverified client)."},
-        },
-    )
-    async def retrieve(request: Request) -> Response:
-        """Search the node's tree for the token's user: gated by policy, every document checked. The token is
-        verified before the body is read; the body is `RetrieveRequest` (JSON, at most federation.max_body_bytes).
-        """
-        return await guard.retrieve(request)
-
     refusals: dict[int | str, dict[str, Any]] = {
         401: {"model": Problem, "description": "Missing, invalid, expired or untrusted token; no data."},
         413: {"model": Problem, "description": f"Body over federation.max_body_bytes ({limits.max_body_bytes})."},
         422: {"model": InvalidRequest, "description": "Invalid body: the fields and rules, never the values."},
         429: {"model": Problem, "description": "Over the request rate (of the user, or of an unverified client)."},
     }
+
+    @app.post(
+        f"/{API_VERSION}/retrieve",
+        response_model=RetrieveResponse,
+        openapi_extra=_body_of("RetrieveRequest"),
+        responses=refusals,
+    )
+    async def retrieve(request: Request) -> Response:
+        """Search the node's tree for the token's user: gated by policy, every document checked. The token is
+        verified before the body is read; the body is `RetrieveRequest` (JSON, at most federation.max_body_bytes).
+        """
+        return await guard.retrieve(request)
 
     @app.post(
         f"/{API_VERSION}/population",
