@@ -20,6 +20,7 @@ from clinrag.evaluate import (
     heldout_questions_3,
     heldout_questions_4,
     heldout_questions_5,
+    heldout_wordings,
 )
 from clinrag.evaluate.heldout import (
     SPLIT_2,
@@ -49,6 +50,7 @@ from clinrag.types import Abstention, Answer, Chunk, Source
         heldout_questions_3,
         heldout_questions_4,
         heldout_questions_5,
+        heldout_wordings,
     ],
 )
 def test_examples_in_docstrings(module: object) -> None:
@@ -174,6 +176,16 @@ def test_the_free_form_questions_are_well_formed(path: Path) -> None:
         assert row.get("abstain", False) or row["expected"], row
         assert 1 <= int(row.get("need", 1)) <= max(len(row.get("expected", ())), 1)
     assert sum(bool(row.get("abstain")) for row in rows) >= 10
+
+
+def test_every_heldout_data_file_loads_and_is_a_split() -> None:
+    files = sorted(path.stem for path in heldout_wordings.HELDOUT_DATA.glob("*.toml"))
+    assert files[0] == "dev_test"
+    assert heldout_wordings.load_families("dev_test") is FAMILIES
+    for name in files[1:]:
+        assert name.startswith("test"), name
+        assert heldout.BlindSplit.load(name).families == heldout_wordings.load_blind_split(name).families
+    assert heldout.SPLIT_2.families is heldout_questions_2.FAMILIES_2  # loaded once
 
 
 def _wording(template: str) -> str:

@@ -33,12 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from clinrag.evaluate import heldout_questions_2 as second
-from clinrag.evaluate import heldout_questions_3 as third
-from clinrag.evaluate import heldout_questions_4 as fourth
-from clinrag.evaluate import heldout_questions_5 as fifth
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
+from clinrag.evaluate.heldout_wordings import load_blind_split
 from clinrag.types import Answer
 
 CONTRADICTING_COMPLICATION: Final = ("uncomplicated", "without complication", "no complication")
@@ -209,13 +206,13 @@ def _must_abstain(view: CohortView, rng: random.Random) -> list[HeldoutQuestion]
 
 
 TEST2: Final = "test2"
-"""The second blind test split (:mod:`clinrag.evaluate.heldout_questions_2`)."""
+"""The second blind test split (:mod:`clinrag.evaluate.heldout_questions_2`; ``data/heldout/test2.toml``)."""
 TEST3: Final = "test3"
-"""The third blind test split (:mod:`clinrag.evaluate.heldout_questions_3`)."""
+"""The third blind test split (:mod:`clinrag.evaluate.heldout_questions_3`; ``data/heldout/test3.toml``)."""
 TEST4: Final = "test4"
-"""The fourth blind test split (:mod:`clinrag.evaluate.heldout_questions_4`)."""
+"""The fourth blind test split (:mod:`clinrag.evaluate.heldout_questions_4`; ``data/heldout/test4.toml``)."""
 TEST5: Final = "test5"
-"""The fifth blind test split (:mod:`clinrag.evaluate.heldout_questions_5`)."""
+"""The fifth blind test split (:mod:`clinrag.evaluate.heldout_questions_5`; ``data/heldout/test5.toml``)."""
 
 
 @dataclass(frozen=True)
@@ -232,51 +229,27 @@ class BlindSplit:
     wrong_name_templates: tuple[str, ...]
     invented_first_names: tuple[str, ...]
 
+    @classmethod
+    def load(cls, name: str) -> BlindSplit:
+        """The blind split ``name`` as its data file ``data/heldout/<name>.toml`` holds it."""
+        wordings = load_blind_split(name)
+        return cls(
+            name,
+            wordings.families,
+            wordings.absent_topics,
+            wordings.negative_templates,
+            wordings.absent_drugs,
+            wordings.noise_templates,
+            wordings.unseen_templates,
+            wordings.wrong_name_templates,
+            wordings.invented_first_names,
+        )
 
-SPLIT_2: Final = BlindSplit(
-    TEST2,
-    second.FAMILIES_2,
-    second.ABSENT_TOPICS_2,
-    second.NEGATIVE_TEMPLATES_2,
-    second.ABSENT_DRUGS_2,
-    second.NOISE_TEMPLATES_2,
-    second.UNSEEN_TEMPLATES_2,
-    second.WRONG_NAME_TEMPLATES_2,
-    second.INVENTED_FIRST_NAMES_2,
-)
-SPLIT_3: Final = BlindSplit(
-    TEST3,
-    third.FAMILIES_3,
-    third.ABSENT_TOPICS_3,
-    third.NEGATIVE_TEMPLATES_3,
-    third.ABSENT_DRUGS_3,
-    third.NOISE_TEMPLATES_3,
-    third.UNSEEN_TEMPLATES_3,
-    third.WRONG_NAME_TEMPLATES_3,
-    third.INVENTED_FIRST_NAMES_3,
-)
-SPLIT_4: Final = BlindSplit(
-    TEST4,
-    fourth.FAMILIES_4,
-    fourth.ABSENT_TOPICS_4,
-    fourth.NEGATIVE_TEMPLATES_4,
-    fourth.ABSENT_DRUGS_4,
-    fourth.NOISE_TEMPLATES_4,
-    fourth.UNSEEN_TEMPLATES_4,
-    fourth.WRONG_NAME_TEMPLATES_4,
-    fourth.INVENTED_FIRST_NAMES_4,
-)
-SPLIT_5: Final = BlindSplit(
-    TEST5,
-    fifth.FAMILIES_5,
-    fifth.ABSENT_TOPICS_5,
-    fifth.NEGATIVE_TEMPLATES_5,
-    fifth.ABSENT_DRUGS_5,
-    fifth.NOISE_TEMPLATES_5,
-    fifth.UNSEEN_TEMPLATES_5,
-    fifth.WRONG_NAME_TEMPLATES_5,
-    fifth.INVENTED_FIRST_NAMES_5,
-)
+
+SPLIT_2: Final = BlindSplit.load(TEST2)
+SPLIT_3: Final = BlindSplit.load(TEST3)
+SPLIT_4: Final = BlindSplit.load(TEST4)
+SPLIT_5: Final = BlindSplit.load(TEST5)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:

@@ -23,129 +23,16 @@ from __future__ import annotations
 
 from typing import Final
 
-FAMILIES_2: Final[dict[str, dict[str, tuple[str, ...]]]] = {
-    "allergy": {
-        "terse": ("allergies, {name}?", "Known allergies: {listed}"),
-        "clinical": ("Any drug sensitivities on file for {name}?", "What is {name} sensitive to?"),
-        "lay_typo": ("anything {name} cant be given bc of an allergy?", "does {lower} have any allergys"),
-    },
-    "diagnosis": {
-        "terse": ("dx on discharge - {name}", "Final dx? pt is {name}"),
-        "clinical": (
-            "What was the working diagnosis for {name} at d/c?",
-            "What condition was {name} managed for this stay?",
-        ),
-        "lay_typo": ("what did {name} end up having", "whats {poss} diagnoisis"),
-    },
-    "procedure": {
-        "terse": ("procedures this stay: {name}", "{listed} - what op?"),
-        "clinical": ("What was {name} taken to theatre for?", "Did {name} get any procedures done while inpatient?"),
-        "lay_typo": ("what procdure did {name} get", "what op did {name} have done"),
-    },
-    "discharge_medications": {
-        "terse": ("{name} - meds at discharge?", "discharge rx list for {name}"),
-        "clinical": ("What was {name} sent out on?", "Which medications were on {poss} discharge reconciliation?"),
-        "lay_typo": ("what meds does {name} need to take after going home", "dischrage meds {name}"),
-    },
-    "admission_medications": {
-        "terse": ("{name}: outpatient meds?", "prior to admission meds - {name}"),
-        "clinical": ("PTA meds for {name}?", "What was on {poss} med list when admitted?"),
-        "lay_typo": (
-            "what was {name} already taking at home befor coming in",
-            "which tablets did {name} use to take at home",
-        ),
-    },
-    "complication": {
-        "terse": ("complications - {name}", "hospital course complicated by what? {name}"),
-        "clinical": ("Was {poss} course complicated by anything?", "Any adverse events during {poss} admission?"),
-        "lay_typo": ("did {name} run into any trouble while inpatient", "any complciations for {lower}"),
-    },
-    "presentation": {
-        "terse": ("CC - {name}", "presenting sx for {name}?"),
-        "clinical": ("What symptoms did {name} present to the ED with?", "Reason for presentation, {name}?"),
-        "lay_typo": ("what made {name} come in to hospital", "why was {name} admited in the first place"),
-    },
-    "smoking": {
-        "terse": ("smoker? {name}", "{name} - tobacco?"),
-        "clinical": ("Pack-year history for {name}?", "Is {name} a current or former smoker?"),
-        "lay_typo": ("does {name} smoke cigarets", "has {name} ever used tobaco"),
-    },
-    "alcohol": {
-        "terse": ("etoh? {name}", "{name} - drinks per week?"),
-        "clinical": ("Any alcohol misuse documented for {name}?", "How many units of alcohol does {name} take?"),
-        "lay_typo": ("is {name} a drinker", "does {name} drink beer or wine or anythign"),
-    },
-    "living": {
-        "terse": ("lives with? - {name}", "{name} home setup?"),
-        "clinical": ("What is {poss} social situation at home?", "Does {name} have support at home?"),
-        "lay_typo": ("does {name} live by themselves", "who looks after {name} at home"),
-    },
-    "followup": {
-        "terse": ("f/u appts - {name}", "{name} follow up with whom?"),
-        "clinical": (
-            "Which outpatient appointments are booked for {name}?",
-            "Who should {name} follow up with after discharge?",
-        ),
-        "lay_typo": ("when is {poss} next apointment", "does {name} need to come back to clinic"),
-    },
-    "admissions": {
-        "terse": ("prior admits - {name}", "{name} all hospitalisations, by date"),
-        "clinical": (
-            "Can you go through {poss} previous inpatient stays?",
-            "Chronological list of every admission for {name}",
-        ),
-        "lay_typo": ("how often has {name} been in hospital and why", "list {poss} hopsital visits over time"),
-    },
-}
-"""Intent → family → templates, all in the split ``test2``."""
+from clinrag.evaluate.heldout_wordings import load_blind_split
 
-ABSENT_TOPICS_2: Final[tuple[str, ...]] = (
-    "bronchoscopy",
-    "renal biopsy",
-    "PET scan",
-    "sleep study",
-    "mammogram",
-    "bariatric surgery",
-    "carotid endarterectomy",
-    "plasmapheresis",
-    "electroconvulsive therapy",
-)
-"""Tests and treatments a must-abstain question asks about; those a note of the node mentions are left out."""
-
-NEGATIVE_TEMPLATES_2: Final[tuple[str, ...]] = (
-    "{poss} {topic} result?",
-    "{topic} findings for {name}",
-    "any {topic} done for {name}? what did it show",
-)
-
-ABSENT_DRUGS_2: Final[tuple[str, ...]] = (
-    "infliximab",
-    "rituximab",
-    "mycophenolate",
-    "hydroxychloroquine",
-    "isotretinoin",
-    "sumatriptan",
-)
-"""Drugs a must-abstain question asks about; those a note of the node mentions are left out."""
-
-NOISE_TEMPLATES_2: Final[tuple[str, ...]] = (
-    "{drug} dose for {name} at d/c?",
-    "why is {name} on {drug}",
-    "when was {drug} started - {name}",
-)
-
-UNSEEN_TEMPLATES_2: Final[tuple[str, ...]] = (
-    "allergies - {name}?",
-    "{name} meds at discharge?",
-    "dx for {name}?",
-)
-"""For patients of the other hospitals only."""
-
-WRONG_NAME_TEMPLATES_2: Final[tuple[str, ...]] = (
-    "{name} - hb low this admission?",
-    "d/c med rec - {name}",
-    "any allergies, {name}?",
-)
-"""For a real surname with an invented first name."""
-
-INVENTED_FIRST_NAMES_2: Final[tuple[str, ...]] = ("Percival", "Ottilie", "Leopold", "Philippa", "Ignatius", "Rosalind")
+_SPLIT: Final = load_blind_split("test2")
+"""``data/heldout/test2.toml``: intent → family → templates, all in the split ``test2``, and the must-abstain
+wordings (:class:`clinrag.evaluate.heldout_wordings.BlindWordings`)."""
+FAMILIES_2: Final = _SPLIT.families
+ABSENT_TOPICS_2: Final = _SPLIT.absent_topics
+NEGATIVE_TEMPLATES_2: Final = _SPLIT.negative_templates
+ABSENT_DRUGS_2: Final = _SPLIT.absent_drugs
+NOISE_TEMPLATES_2: Final = _SPLIT.noise_templates
+UNSEEN_TEMPLATES_2: Final = _SPLIT.unseen_templates
+WRONG_NAME_TEMPLATES_2: Final = _SPLIT.wrong_name_templates
+INVENTED_FIRST_NAMES_2: Final = _SPLIT.invented_first_names
