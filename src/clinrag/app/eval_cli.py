@@ -21,8 +21,8 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
+from clinrag.app.exits import exit_on_error
 from clinrag.demo.local_federation import start_demo_federation
-from clinrag.errors import ClinragError
 from clinrag.evaluate.suites import (
     RunReport,
     Suite,
@@ -92,20 +92,18 @@ def execute(suites: Sequence[Suite], options: RunOptions, default_out: str) -> R
     generators = tuple(g.strip() for g in options.generators.split(",") if g.strip())
     context: SuiteContext | None = None
     try:
-        context = SuiteContext(
-            options.demo,
-            options.work or loaded.paths.cache_dir / "eval",
-            loaded,
-            options.seed,
-            generators,
-            out,
-            federation=demo_federation,
-        )
-        with progress("eval", None) as report_to:
-            report = run_suites(suites, context, report_to)
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
+        with exit_on_error():
+            context = SuiteContext(
+                options.demo,
+                options.work or loaded.paths.cache_dir / "eval",
+                loaded,
+                options.seed,
+                generators,
+                out,
+                federation=demo_federation,
+            )
+            with progress("eval", None) as report_to:
+                report = run_suites(suites, context, report_to)
     finally:
         if context is not None:
             context.close()
@@ -120,11 +118,8 @@ def execute(suites: Sequence[Suite], options: RunOptions, default_out: str) -> R
 
 
 def _suite_command(name: str, options: RunOptions) -> None:
-    try:
+    with exit_on_error():  # every command names a registered suite
         suite = make(name, options.quick)
-    except ClinragError as exc:  # pragma: no cover - every command names a registered suite
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     execute([suite], options, name)
 
 
@@ -340,11 +335,8 @@ def all_command(
     Example: clinrag eval all --suites retrieval,answers,safety --generators extractive,local
     """
     chosen = [name.strip() for name in suites.split(",") if name.strip()] or names()
-    try:
+    with exit_on_error():
         built = [make(name, quick) for name in chosen]
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     execute(built, RunOptions(demo, out, seed, generators, quick, work, config), "all")
 
 
@@ -361,11 +353,8 @@ def compare_command(
 
     Example: clinrag eval compare eval/before eval/after
     """
-    try:
+    with exit_on_error():
         a, b = load_run(run_a), load_run(run_b)
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     text = compare_markdown(a, b, str(run_a), str(run_b))
     target = out or (run_b if run_b.is_dir() else run_b.parent) / "compare.md"
     target.parent.mkdir(parents=True, exist_ok=True)

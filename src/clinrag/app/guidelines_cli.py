@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
-from clinrag.errors import ClinragError
+from clinrag.app.exits import exit_on_error
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.guidelines.ingest import GUIDELINES_DEPT, find_documents, ingest_guidelines
 from clinrag.ingest.guidelines.manifest import allow_publishers, load_allow_list
@@ -55,14 +55,11 @@ def ingest_command(
         errors.print(f"[red]error:[/red] no such folder: {folder}", highlight=False)
         raise typer.Exit(2)
     loaded = settings_for(config).settings
-    try:
+    with exit_on_error(highlight=False):
         allowed = allow_publishers(node, tuple(allow)) if allow else load_allow_list(node)
         total = len(find_documents(folder)[0])
         with ChunkStore.open(node / "chunks.sqlite") as store, progress("guideline documents", total) as report:
             done = ingest_guidelines(folder, store, allowed, org, dept, loaded.ingest.chunk_max_chars, progress=report)
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}", highlight=False)
-        raise typer.Exit(exc.exit_code) from None
     console.print(
         f"{done.documents} document(s): {done.new} new, {done.changed} replaced, {done.unchanged} unchanged, "
         f"{done.removed} removed, {done.not_allowed} not allowed, {done.skipped} skipped"

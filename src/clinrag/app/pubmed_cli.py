@@ -20,7 +20,8 @@ from typing import Annotated
 import typer
 
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
-from clinrag.errors import ClinragError, ConfigError
+from clinrag.app.exits import exit_on_error
+from clinrag.errors import ConfigError
 from clinrag.index.embed import embedder_from
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.eutils import EutilsClient, EutilsConfig
@@ -64,13 +65,10 @@ def ingest_command(
     if mode == "paragraphs":
         loaded = settings_for(config).settings
         embed = embedder_from(loaded.index, loaded.paths.cache_dir).embed
-    try:
+    with exit_on_error():
         node.mkdir(parents=True, exist_ok=True)
         with ChunkStore.open(node / "chunks.sqlite") as store, progress("citations", None) as report:
             done = ingest_medline(files, store, org, dept, mode, embed, progress=report)
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     console.print(
         f"{done.files} file(s): {done.new} new, {done.changed} revised, {done.unchanged} unchanged, {done.older} "
         f"older versions ignored, {done.deleted} deleted; {done.chunks} chunks written to {node / 'chunks.sqlite'}",
@@ -112,15 +110,12 @@ def fetch_command(
     Example: clinrag pubmed fetch --query "apixaban AND atrial fibrillation" --from 2020/01/01 --to 2024/12/31
     --out data/pubmed --email me@example.org
     """
-    try:
+    with exit_on_error(highlight=False):
         start = parse_day(from_, "--from") if from_ is not None else None
         end = parse_day(to, "--to") if to is not None else None
         if start is not None and end is not None and start > end:
             raise ConfigError(f"--from {from_} is after --to {to}")
         settings = settings_for(config, {"pubmed": {"email": email, "api_key": api_key, "batch": batch}}).settings
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}", highlight=False)
-        raise typer.Exit(exc.exit_code) from None
     wanted = settings.pubmed
     if not wanted.email:
         errors.print(
@@ -129,7 +124,11 @@ def fetch_command(
             highlight=False,
         )
     try:
-        with EutilsClient(EutilsConfig.from_settings(wanted)) as client, progress("searching", None) as report:
+        with (
+            exit_on_error("what was fetched is kept: run the same command again to resume", highlight=False),
+            EutilsClient(EutilsConfig.from_settings(wanted)) as client,
+            progress("searching", None) as report,
+        ):
             done = fetch_pubmed(
                 query,
                 out,
@@ -141,10 +140,6 @@ def fetch_command(
                 on_total=lambda total: report.stage("records", total),
                 on_progress=report,
             )
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}", highlight=False)
-        errors.print("[dim]what was fetched is kept: run the same command again to resume[/dim]", highlight=False)
-        raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         errors.print("interrupted: run the same command again to resume", highlight=False)
         raise typer.Exit(130) from None

@@ -21,8 +21,8 @@ from rich.table import Table
 
 from clinrag.access.demo import demo_user
 from clinrag.app.ask_cli import _sign_in
-from clinrag.app.console import ConfigOption, console, errors, settings_for
-from clinrag.errors import ClinragError
+from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.exits import exit_on_error
 from clinrag.federation.root import load_federation
 from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
 from clinrag.ingest.chunkstore import ChunkStore
@@ -222,7 +222,7 @@ def similar_command(
     Example: clinrag similar "Betty Henry" --node data/demo/nodes/A -k 10 --preset complementary --task med
     Example: clinrag similar 10000032 --as A.phys.neur
     """
-    try:
+    with exit_on_error():
         if as_user is not None:
             _similar_federated(
                 patient,
@@ -257,9 +257,6 @@ def similar_command(
             max_ratio=max_ratio or None,
             min_score=min_score,
         )
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(json.dumps(result_json(result), indent=1, ensure_ascii=False))
     else:
