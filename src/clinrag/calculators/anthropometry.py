@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 
-from clinrag.calculators.spec import Band, Calculator, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import Steps, Values
 
-WEIGHT = Input(name="weight", label="body weight", unit="kg", minimum=0.5, maximum=400, synonyms=("wt", "weight"))
-HEIGHT = Input(name="height", label="height", unit="cm", minimum=30, maximum=250, synonyms=("ht", "height"))
+_DATA = content(__name__)
+
+WEIGHT = _DATA.input("weight")
+HEIGHT = _DATA.input("height")
 
 
 def _bmi(v: Values, steps: Steps) -> float:
@@ -22,25 +25,7 @@ def _bmi(v: Values, steps: Steps) -> float:
     return value
 
 
-BMI = Calculator(
-    name="bmi",
-    title="Body mass index (BMI)",
-    inputs=(WEIGHT, HEIGHT),
-    unit="kg/m²",
-    source=Source(
-        citation="World Health Organization. Obesity: preventing and managing the global epidemic. WHO Technical "
-        "Report Series 894, 2000.",
-    ),
-    compute=_bmi,
-    bands=(
-        Band(high=18.5, label="underweight"),
-        Band(low=18.5, high=25, label="normal weight"),
-        Band(low=25, high=30, label="overweight"),
-        Band(low=30, label="obese"),
-    ),
-    synonyms=("body mass index", "bmi", "quetelet index"),
-    indications=("obesity", "weight status", "nutrition"),
-)
+BMI = _DATA.calculator("bmi", inputs=(WEIGHT, HEIGHT), compute=_bmi)
 
 
 def _bsa(v: Values, steps: Steps) -> float:
@@ -49,16 +34,6 @@ def _bsa(v: Values, steps: Steps) -> float:
     return value
 
 
-BSA = Calculator(
-    name="bsa",
-    title="Body surface area (Mosteller)",
-    inputs=(WEIGHT, HEIGHT),
-    unit="m²",
-    source=Source(citation="Mosteller RD. Simplified calculation of body-surface area. N Engl J Med 1987;317:1098."),
-    compute=_bsa,
-    synonyms=("body surface area", "bsa", "mosteller"),
-    indications=("chemotherapy dosing", "body surface area"),
-    digits=2,
-)
+BSA = _DATA.calculator("bsa", inputs=(WEIGHT, HEIGHT), compute=_bsa)
 
 CALCULATORS = (BMI, BSA)

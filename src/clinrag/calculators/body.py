@@ -16,33 +16,16 @@ from __future__ import annotations
 from typing import Final
 
 from clinrag.calculators.anthropometry import HEIGHT, WEIGHT
-from clinrag.calculators.spec import Calculator, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import Steps, Values
 from clinrag.calculators.units import convert
 
-SEX = Input(
-    name="sex",
-    label="sex",
-    kind="choice",
-    choices=("male", "female"),
-    synonyms=("sex", "gender", "male", "female", "man", "woman"),
-)
-ADULT_HEIGHT = Input(
-    name="height",
-    label="height",
-    unit="cm",
-    minimum=120,
-    maximum=250,
-    synonyms=HEIGHT.synonyms,
-)
+_DATA = content(__name__)
+
+SEX = _DATA.input("sex")
+ADULT_HEIGHT = _DATA.input("adult_height")
 """Devine's formula is for adults: below 120 cm it extrapolates towards zero and negative weights."""
-TARGET_BMI = Input(
-    name="target_bmi",
-    label="target body mass index",
-    unit="kg/m^2",
-    minimum=10,
-    maximum=60,
-    synonyms=("target BMI", "goal BMI", "desired BMI"),
-)
+TARGET_BMI = _DATA.input("target_bmi")
 
 DEVINE_BASE: Final = {"male": 50.0, "female": 45.5}
 """Devine (1974): kg at five feet."""
@@ -71,16 +54,7 @@ def _ibw(v: Values, steps: Steps) -> float:
     return _devine(v["sex"], v["height"], steps)
 
 
-IBW = Calculator(
-    name="ideal_body_weight",
-    title="Ideal body weight (Devine)",
-    inputs=(SEX, ADULT_HEIGHT),
-    unit="kg",
-    source=Source(citation="Devine BJ. Gentamicin therapy. Drug Intell Clin Pharm 1974;8:650-655."),
-    compute=_ibw,
-    synonyms=("ideal body weight", "ibw", "devine", "devine formula", "ideal weight"),
-    indications=("drug dosing weight", "aminoglycoside dosing", "ventilator tidal volume", "ideal weight"),
-)
+IBW = _DATA.calculator("ideal_body_weight", inputs=(SEX, ADULT_HEIGHT), compute=_ibw)
 
 
 def _adjusted(v: Values, steps: Steps) -> float:
@@ -99,20 +73,7 @@ def _adjusted(v: Values, steps: Steps) -> float:
     return value
 
 
-ADJUSTED_BODY_WEIGHT = Calculator(
-    name="adjusted_body_weight",
-    title="Adjusted body weight",
-    inputs=(SEX, ADULT_HEIGHT, WEIGHT),
-    unit="kg",
-    source=Source(
-        citation="Bauer LA, Edwards WA, Dellinger EP, Simonowitz DA. Influence of weight on aminoglycoside "
-        "pharmacokinetics in normal weight and morbidly obese patients. Eur J Clin Pharmacol 1983;24:643-647. "
-        "Ideal body weight: Devine BJ. Gentamicin therapy. Drug Intell Clin Pharm 1974;8:650-655.",
-    ),
-    compute=_adjusted,
-    synonyms=("adjusted body weight", "abw", "adjbw", "dosing weight", "obese dosing weight"),
-    indications=("drug dosing weight in obesity", "aminoglycoside dosing", "obese patient dosing"),
-)
+ADJUSTED_BODY_WEIGHT = _DATA.calculator("adjusted_body_weight", inputs=(SEX, ADULT_HEIGHT, WEIGHT), compute=_adjusted)
 
 
 def _target(v: Values, steps: Steps) -> float:
@@ -122,18 +83,6 @@ def _target(v: Values, steps: Steps) -> float:
     return value
 
 
-TARGET_WEIGHT = Calculator(
-    name="target_weight",
-    title="Target weight for a target BMI",
-    inputs=(TARGET_BMI, HEIGHT),
-    unit="kg",
-    source=Source(
-        citation="World Health Organization. Obesity: preventing and managing the global epidemic. WHO Technical "
-        "Report Series 894, 2000 (BMI = weight / height², solved for the weight).",
-    ),
-    compute=_target,
-    synonyms=("target weight", "goal weight", "weight for target bmi", "target body weight"),
-    indications=("weight loss goal", "weight gain goal", "weight for a given BMI"),
-)
+TARGET_WEIGHT = _DATA.calculator("target_weight", inputs=(TARGET_BMI, HEIGHT), compute=_target)
 
 CALCULATORS = (IBW, ADJUSTED_BODY_WEIGHT, TARGET_WEIGHT)

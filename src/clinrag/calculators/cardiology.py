@@ -21,7 +21,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from clinrag.calculators.content import content
 from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+
+_DATA = content(__name__)
 
 Item = tuple[Input, float]
 """A criterion of a score and the points it gives when present."""
@@ -50,17 +53,8 @@ def _choice(name: str, label: str, choices: tuple[str, ...], *synonyms: str) -> 
 
 
 SEX = _choice("sex", "sex", ("female", "male"), "sex", "gender", "woman", "man")
-HEART_RATE = Input(
-    name="heart_rate",
-    label="heart rate",
-    unit="bpm",
-    minimum=20,
-    maximum=300,
-    synonyms=("HR", "heart rate", "pulse"),
-)
-BMI_INPUT = Input(
-    name="bmi", label="body mass index", unit="kg/m**2", minimum=10, maximum=100, synonyms=("BMI", "body mass index")
-)
+HEART_RATE = _DATA.input("heart_rate")
+BMI_INPUT = _DATA.input("bmi_input")
 
 
 def _years(v: Values) -> int:
@@ -156,33 +150,7 @@ def _cha2ds2_vasc(v: Values, steps: Steps) -> float:
     return _present(v, steps, _CHA2DS2_VASC_ITEMS, total)
 
 
-CHA2DS2_VASC = Calculator(
-    name="cha2ds2_vasc",
-    title="CHA₂DS₂-VASc score for stroke risk in atrial fibrillation",
-    inputs=_inputs(_age(), SEX, _CHA2DS2_VASC_ITEMS),
-    unit="points",
-    source=Source(
-        citation="Lip GYH, Nieuwlaat R, Pisters R, Lane DA, Crijns HJGM. Refining clinical risk stratification for "
-        "predicting stroke and thromboembolism in atrial fibrillation using a novel risk factor-based approach: the "
-        "Euro Heart Survey on Atrial Fibrillation. Chest 2010;137(2):263-272.",
-        bands_citation="Camm AJ, Kirchhof P, Lip GYH, et al. Guidelines for the management of atrial fibrillation "
-        "(ESC 2010). Eur Heart J 2010;31(19):2369-2429.",
-    ),
-    compute=_cha2ds2_vasc,
-    bands=(
-        Band(high=1, label="low risk", meaning="no antithrombotic therapy preferred (ESC 2010)"),
-        Band(
-            low=1,
-            high=2,
-            label="intermediate risk",
-            meaning="oral anticoagulation preferred over aspirin (ESC 2010); female sex alone counts as low risk",
-        ),
-        Band(low=2, label="high risk", meaning="oral anticoagulation recommended (ESC 2010)"),
-    ),
-    synonyms=("CHA2DS2-VASc", "CHA2DS2VASc", "CHADS-VASc", "chads vasc", "CHA₂DS₂-VASc"),
-    indications=("stroke risk in atrial fibrillation", "anticoagulation in AF", "thromboembolic risk in AF"),
-    digits=0,
-)
+CHA2DS2_VASC = _DATA.calculator("cha2ds2_vasc", inputs=_inputs(_age(), SEX, _CHA2DS2_VASC_ITEMS), compute=_cha2ds2_vasc)
 
 # --- HAS-BLED -------------------------------------------------------------------------------------------------------
 
@@ -271,34 +239,7 @@ def _has_bled(v: Values, steps: Steps) -> float:
     return _present(v, steps, _HAS_BLED_DRUGS, total)
 
 
-HAS_BLED = Calculator(
-    name="has_bled",
-    title="HAS-BLED score for major bleeding risk on anticoagulation",
-    inputs=_inputs(_age(), _HAS_BLED_ITEMS, _HAS_BLED_DRUGS),
-    unit="points",
-    source=Source(
-        citation="Pisters R, Lane DA, Nieuwlaat R, de Vos CB, Crijns HJGM, Lip GYH. A novel user-friendly score "
-        "(HAS-BLED) to assess 1-year risk of major bleeding in patients with atrial fibrillation: the Euro Heart "
-        "Survey. Chest 2010;138(5):1093-1100.",
-    ),
-    compute=_has_bled,
-    bands=(
-        Band(
-            high=3,
-            label="low to moderate bleeding risk",
-            meaning="1.0-1.9 major bleeds per 100 patient-years in the derivation cohort",
-        ),
-        Band(
-            low=3,
-            label="high bleeding risk",
-            meaning="3.7 or more major bleeds per 100 patient-years; caution and regular review on antithrombotic "
-            "therapy, correct the modifiable factors",
-        ),
-    ),
-    synonyms=("HAS-BLED", "HASBLED", "has bled"),
-    indications=("bleeding risk on anticoagulation", "bleeding risk in atrial fibrillation", "major bleeding risk"),
-    digits=0,
-)
+HAS_BLED = _DATA.calculator("has_bled", inputs=_inputs(_age(), _HAS_BLED_ITEMS, _HAS_BLED_DRUGS), compute=_has_bled)
 
 # --- HEART score ----------------------------------------------------------------------------------------------------
 
@@ -367,9 +308,8 @@ def _heart(v: Values, steps: Steps) -> float:
     return steps.points(f"initial troponin: {v['troponin']}", HEART_TROPONIN.index(v["troponin"]), total)
 
 
-HEART = Calculator(
-    name="heart_score",
-    title="HEART score for major adverse cardiac events in chest pain",
+HEART = _DATA.calculator(
+    "heart_score",
     inputs=(
         _choice("history", "history (suspicion of ACS)", HEART_HISTORY, "history", "anamnesis", "chest pain story"),
         _choice("ecg", "ECG", HEART_ECG, "ECG", "EKG", "electrocardiogram", "ST depression", "repolarization"),
@@ -386,22 +326,7 @@ HEART = Calculator(
             "hs-troponin",
         ),
     ),
-    unit="points",
-    source=Source(
-        citation="Six AJ, Backus BE, Kelder JC. Chest pain in the emergency room: value of the HEART score. "
-        "Neth Heart J 2008;16(6):191-196.",
-        bands_citation="Backus BE, Six AJ, Kelder JC, et al. A prospective validation of the HEART score for chest "
-        "pain patients at the emergency department. Int J Cardiol 2013;168(3):2153-2158.",
-    ),
     compute=_heart,
-    bands=(
-        Band(high=4, label="low risk", meaning="major adverse cardiac events 1.7% at 6 weeks; early discharge"),
-        Band(low=4, high=7, label="moderate risk", meaning="MACE 16.6% at 6 weeks; admission for observation"),
-        Band(low=7, label="high risk", meaning="MACE 50.1% at 6 weeks; early invasive strategy"),
-    ),
-    synonyms=("HEART score", "HEART", "heart score for chest pain"),
-    indications=("chest pain risk", "acute coronary syndrome risk in the emergency department", "MACE risk"),
-    digits=0,
 )
 
 # --- Revised Cardiac Risk Index -------------------------------------------------------------------------------------
@@ -448,15 +373,7 @@ _RCRI_ITEMS: tuple[Item, ...] = (
     ),
     (_criterion("insulin", "preoperative treatment with insulin", _LEE, "insulin", "insulin-treated diabetes"), 1),
 )
-CREATININE = Input(
-    name="creatinine",
-    label="preoperative serum creatinine",
-    unit="mg/dL",
-    substance="creatinine",
-    minimum=0.1,
-    maximum=25,
-    synonyms=("Cr", "creatinine", "serum creatinine", "SCr"),
-)
+CREATININE = _DATA.input("creatinine")
 
 
 def _rcri(v: Values, steps: Steps) -> float:
@@ -467,26 +384,7 @@ def _rcri(v: Values, steps: Steps) -> float:
     )
 
 
-RCRI = Calculator(
-    name="rcri",
-    title="Revised Cardiac Risk Index (Lee) for perioperative cardiac complications",
-    inputs=_inputs(_RCRI_ITEMS, CREATININE),
-    unit="points",
-    source=Source(
-        citation="Lee TH, Marcantonio ER, Mangione CM, et al. Derivation and prospective validation of a simple "
-        "index for prediction of cardiac risk of major noncardiac surgery. Circulation 1999;100(10):1043-1049.",
-    ),
-    compute=_rcri,
-    bands=(
-        Band(high=1, label="class I", meaning="major cardiac complications 0.4% (validation cohort)"),
-        Band(low=1, high=2, label="class II", meaning="major cardiac complications 0.9%"),
-        Band(low=2, high=3, label="class III", meaning="major cardiac complications 6.6%"),
-        Band(low=3, label="class IV", meaning="major cardiac complications 11%"),
-    ),
-    synonyms=("RCRI", "revised cardiac risk index", "Lee index", "Lee criteria", "cardiac risk index"),
-    indications=("perioperative cardiac risk", "preoperative assessment", "cardiac risk of noncardiac surgery"),
-    digits=0,
-)
+RCRI = _DATA.calculator("rcri", inputs=_inputs(_RCRI_ITEMS, CREATININE), compute=_rcri)
 
 # --- Wells criteria for pulmonary embolism --------------------------------------------------------------------------
 
@@ -556,30 +454,7 @@ def _wells_pe(v: Values, steps: Steps) -> float:
     return _present(v, steps, _WELLS_PE_REST, total)
 
 
-WELLS_PE = Calculator(
-    name="wells_pe",
-    title="Wells criteria for pulmonary embolism",
-    inputs=_inputs(_WELLS_PE_ITEMS, HEART_RATE, _WELLS_PE_REST),
-    unit="points",
-    source=Source(
-        citation="Wells PS, Anderson DR, Rodger M, et al. Derivation of a simple clinical model to categorize "
-        "patients probability of pulmonary embolism: increasing the models utility with the SimpliRED D-dimer. "
-        "Thromb Haemost 2000;83(3):416-420.",
-    ),
-    compute=_wells_pe,
-    bands=(
-        Band(high=2, label="low probability", meaning="PE in 3.6% of the derivation cohort; PE unlikely (≤ 4)"),
-        Band(
-            low=2,
-            high=6.5,
-            label="moderate probability",
-            meaning="PE in 20.5%; PE unlikely if ≤ 4, likely if > 4 in the two-level model",
-        ),
-        Band(low=6.5, label="high probability", meaning="PE in 66.7%; PE likely"),
-    ),
-    synonyms=("Wells PE", "Wells score for PE", "Wells criteria for pulmonary embolism", "Wells' criteria PE"),
-    indications=("pulmonary embolism probability", "suspected PE", "pretest probability of PE"),
-)
+WELLS_PE = _DATA.calculator("wells_pe", inputs=_inputs(_WELLS_PE_ITEMS, HEART_RATE, _WELLS_PE_REST), compute=_wells_pe)
 
 # --- Wells criteria for deep vein thrombosis ------------------------------------------------------------------------
 
@@ -674,36 +549,12 @@ def _wells_dvt(v: Values, steps: Steps) -> float:
     return _present(v, steps, _WELLS_DVT_ITEMS)
 
 
-WELLS_DVT = Calculator(
-    name="wells_dvt",
-    title="Wells criteria for deep vein thrombosis",
-    inputs=_inputs(_WELLS_DVT_ITEMS),
-    unit="points",
-    source=Source(
-        citation="Wells PS, Anderson DR, Rodger M, et al. Evaluation of D-dimer in the diagnosis of suspected "
-        "deep-vein thrombosis. N Engl J Med 2003;349(13):1227-1235.",
-    ),
-    compute=_wells_dvt,
-    bands=(
-        Band(high=2, label="DVT unlikely", meaning="a negative D-dimer excludes DVT without ultrasound"),
-        Band(low=2, label="DVT likely", meaning="ultrasound, whatever the D-dimer"),
-    ),
-    synonyms=("Wells DVT", "Wells score for DVT", "Wells criteria for deep vein thrombosis"),
-    indications=("deep vein thrombosis probability", "suspected DVT", "leg swelling workup"),
-    digits=0,
-)
+WELLS_DVT = _DATA.calculator("wells_dvt", inputs=_inputs(_WELLS_DVT_ITEMS), compute=_wells_dvt)
 
 # --- PERC rule ------------------------------------------------------------------------------------------------------
 
 _KLINE = "the PERC rule (Kline 2004)"
-OXYGEN_SATURATION = Input(
-    name="oxygen_saturation",
-    label="oxygen saturation on room air",
-    unit="percent",
-    minimum=50,
-    maximum=100,
-    synonyms=("SpO2", "SaO2", "O2 sat", "oxygen saturation", "sats"),
-)
+OXYGEN_SATURATION = _DATA.input("oxygen_saturation")
 _PERC_ITEMS: tuple[Item, ...] = (
     (
         _criterion("unilateral_leg_swelling", "unilateral leg swelling", _KLINE, "leg swelling", "unilateral edema"),
@@ -745,29 +596,7 @@ def _perc(v: Values, steps: Steps) -> float:
     return _present(v, steps, _PERC_ITEMS, total)
 
 
-PERC = Calculator(
-    name="perc",
-    title="PERC rule for pulmonary embolism (criteria present)",
-    inputs=_inputs(_age(), HEART_RATE, OXYGEN_SATURATION, _PERC_ITEMS),
-    unit="criteria",
-    source=Source(
-        citation="Kline JA, Mitchell AM, Kabrhel C, Richman PB, Courtney DM. Clinical criteria to prevent "
-        "unnecessary diagnostic testing in emergency department patients with suspected pulmonary embolism. "
-        "J Thromb Haemost 2004;2(8):1247-1255.",
-    ),
-    compute=_perc,
-    bands=(
-        Band(
-            high=1,
-            label="PERC negative: PE ruled out by PERC",
-            meaning="with a low clinical pretest probability (< 15%), no further testing for PE",
-        ),
-        Band(low=1, label="PERC positive", meaning="PE not excluded by PERC; D-dimer or imaging as indicated"),
-    ),
-    synonyms=("PERC", "PERC rule", "pulmonary embolism rule-out criteria"),
-    indications=("rule out pulmonary embolism", "low-risk PE", "need for D-dimer"),
-    digits=0,
-)
+PERC = _DATA.calculator("perc", inputs=_inputs(_age(), HEART_RATE, OXYGEN_SATURATION, _PERC_ITEMS), compute=_perc)
 
 # --- Framingham risk score (hard CHD, ATP III) ----------------------------------------------------------------------
 
@@ -877,81 +706,23 @@ def _framingham(v: Values, steps: Steps) -> float:
     return risk
 
 
-FRAMINGHAM = Calculator(
-    name="framingham_chd",
-    title="Framingham risk score: 10-year risk of hard coronary heart disease (ATP III)",
+FRAMINGHAM = _DATA.calculator(
+    "framingham_chd",
     inputs=(
         _age(maximum=79, minimum=20),
         SEX,
-        Input(
-            name="total_cholesterol",
-            label="total cholesterol",
-            unit="mg/dL",
-            substance="cholesterol",
-            minimum=50,
-            maximum=700,
-            synonyms=("TC", "total cholesterol", "cholesterol", "chol"),
-        ),
-        Input(
-            name="hdl",
-            label="HDL cholesterol",
-            unit="mg/dL",
-            substance="cholesterol",
-            minimum=5,
-            maximum=200,
-            synonyms=("HDL", "HDL-C", "HDL cholesterol"),
-        ),
-        Input(
-            name="sbp",
-            label="systolic blood pressure",
-            unit="mmHg",
-            minimum=60,
-            maximum=300,
-            synonyms=("SBP", "systolic", "systolic blood pressure", "BP"),
-        ),
-        Input(
-            name="bp_treated",
-            label="on treatment for high blood pressure",
-            kind="boolean",
-            synonyms=("antihypertensive", "on BP medication", "treated hypertension"),
-        ),
-        Input(
-            name="smoker",
-            label="current smoker",
-            kind="boolean",
-            synonyms=("smoker", "smoking", "tobacco", "cigarettes"),
-        ),
-    ),
-    unit="%",
-    source=Source(
-        citation="National Cholesterol Education Program Expert Panel. Third Report of the NCEP Expert Panel on "
-        "Detection, Evaluation, and Treatment of High Blood Cholesterol in Adults (Adult Treatment Panel III) final "
-        "report. Circulation 2002;106(25):3143-3421 — the Framingham hard-CHD (myocardial infarction or coronary "
-        "death) Cox equation as published by the Framingham Heart Study for ATP III, not the point tables; derived "
-        "from Wilson PWF, D'Agostino RB, Levy D, et al. Prediction of coronary heart disease using risk factor "
-        "categories. Circulation 1998;97(18):1837-1847.",
-        url="https://www.framinghamheartstudy.org/fhs-risk-functions/hard-coronary-heart-disease-10-year-risk/",
+        _DATA.input("total_cholesterol"),
+        _DATA.input("hdl"),
+        _DATA.input("framingham_sbp"),
+        _DATA.input("bp_treated"),
+        _DATA.input("smoker"),
     ),
     compute=_framingham,
-    bands=(
-        Band(high=10, label="lower risk", meaning="10-year hard CHD risk < 10% (ATP III)"),
-        Band(low=10, high=20, label="intermediate risk", meaning="10-year risk 10-20% (ATP III)"),
-        Band(low=20, label="high risk", meaning="10-year risk ≥ 20%: a CHD risk equivalent (ATP III)"),
-    ),
-    synonyms=("Framingham risk score", "FRS", "Framingham", "ATP III risk", "10-year CHD risk"),
-    indications=("10-year coronary heart disease risk", "cardiovascular risk", "statin decision", "MI risk"),
 )
 
 # --- Corrected QT interval ------------------------------------------------------------------------------------------
 
-QT = Input(
-    name="qt",
-    label="QT interval",
-    unit="ms",
-    minimum=150,
-    maximum=800,
-    synonyms=("QT", "QT interval", "uncorrected QT"),
-)
+QT = _DATA.input("qt")
 Correction = Callable[[float, float, float], tuple[float, str]]
 """QTc from the QT (ms), heart rate (bpm) and RR (s): the value and the formula with its numbers."""
 _QTC_BANDS = (
@@ -1038,22 +809,8 @@ QTC_RAUTAHARJU = _qtc(
 
 # --- Mean arterial pressure -----------------------------------------------------------------------------------------
 
-SBP = Input(
-    name="sbp",
-    label="systolic blood pressure",
-    unit="mmHg",
-    minimum=40,
-    maximum=300,
-    synonyms=("SBP", "systolic", "systolic blood pressure"),
-)
-DBP = Input(
-    name="dbp",
-    label="diastolic blood pressure",
-    unit="mmHg",
-    minimum=10,
-    maximum=200,
-    synonyms=("DBP", "diastolic", "diastolic blood pressure"),
-)
+SBP = _DATA.input("sbp")
+DBP = _DATA.input("dbp")
 
 
 def _map(v: Values, steps: Steps) -> float:
@@ -1067,26 +824,7 @@ def _map(v: Values, steps: Steps) -> float:
     return value
 
 
-MAP = Calculator(
-    name="map",
-    title="Mean arterial pressure (MAP)",
-    inputs=(SBP, DBP),
-    unit="mmHg",
-    source=Source(
-        citation="Klabunde RE. Cardiovascular Physiology Concepts, 2nd ed. Lippincott Williams & Wilkins, 2011: "
-        "MAP ≈ diastolic pressure + one third of the pulse pressure at resting heart rates.",
-        bands_citation="Evans L, Rhodes A, Alhazzani W, et al. Surviving Sepsis Campaign: international guidelines "
-        "for management of sepsis and septic shock 2021. Crit Care Med 2021;49(11):e1063-e1143 (initial MAP target "
-        "65 mmHg).",
-    ),
-    compute=_map,
-    bands=(
-        Band(high=65, label="below 65 mmHg", meaning="under the initial MAP target in septic shock"),
-        Band(low=65, label="65 mmHg or more", meaning="at or above the initial MAP target in septic shock"),
-    ),
-    synonyms=("MAP", "mean arterial pressure", "mean blood pressure"),
-    indications=("mean arterial pressure", "perfusion pressure", "vasopressor target"),
-)
+MAP = _DATA.calculator("map", inputs=(SBP, DBP), compute=_map)
 
 # --- TIMI risk score for UA/NSTEMI ----------------------------------------------------------------------------------
 
@@ -1147,28 +885,7 @@ def _timi(v: Values, steps: Steps) -> float:
     return _present(v, steps, _TIMI_ITEMS, total)
 
 
-TIMI = Calculator(
-    name="timi_ua_nstemi",
-    title="TIMI risk score for unstable angina / NSTEMI",
-    inputs=_inputs(_age(), _TIMI_RISK_FACTORS, _TIMI_ITEMS),
-    unit="points",
-    source=Source(
-        citation="Antman EM, Cohen M, Bernink PJLM, et al. The TIMI risk score for unstable angina/non-ST elevation "
-        "MI: a method for prognostication and therapeutic decision making. JAMA 2000;284(7):835-842.",
-    ),
-    compute=_timi,
-    bands=(
-        Band(high=2, label="0-1 points", meaning="death, MI or urgent revascularization by day 14: 4.7%"),
-        Band(low=2, high=3, label="2 points", meaning="14-day events 8.3%"),
-        Band(low=3, high=4, label="3 points", meaning="14-day events 13.2%"),
-        Band(low=4, high=5, label="4 points", meaning="14-day events 19.9%"),
-        Band(low=5, high=6, label="5 points", meaning="14-day events 26.2%"),
-        Band(low=6, label="6-7 points", meaning="14-day events 40.9%"),
-    ),
-    synonyms=("TIMI", "TIMI score", "TIMI risk score", "TIMI UA/NSTEMI"),
-    indications=("unstable angina risk", "NSTEMI risk", "acute coronary syndrome prognosis"),
-    digits=0,
-)
+TIMI = _DATA.calculator("timi_ua_nstemi", inputs=_inputs(_age(), _TIMI_RISK_FACTORS, _TIMI_ITEMS), compute=_timi)
 
 # --- Caprini VTE risk -----------------------------------------------------------------------------------------------
 
@@ -1256,47 +973,16 @@ def _caprini(v: Values, steps: Steps) -> float:
     return _present(v, steps, _CAPRINI_ITEMS, total)
 
 
-CAPRINI = Calculator(
-    name="caprini",
-    title="Caprini score for venous thromboembolism risk (2005)",
+CAPRINI = _DATA.calculator(
+    "caprini",
     inputs=(
         _age(),
-        Input(
-            name="surgery",
-            label="type of surgery",
-            kind="choice",
-            choices=tuple(CAPRINI_SURGERY),
-            default="none",
-            default_rule="no surgery documented scores 0 (Caprini 2005 scores the surgery done or planned)",
-            synonyms=("surgery", "operation", "procedure", "arthroplasty"),
-        ),
-        Input(
-            name="mobility",
-            label="mobility",
-            kind="choice",
-            choices=tuple(CAPRINI_MOBILITY),
-            default="normal",
-            default_rule="no bed rest documented scores 0 (Caprini 2005: ambulatory patient)",
-            synonyms=("bed rest", "bedbound", "immobile", "ambulatory"),
-        ),
+        _DATA.input("surgery", choices=tuple(CAPRINI_SURGERY)),
+        _DATA.input("mobility", choices=tuple(CAPRINI_MOBILITY)),
         BMI_INPUT,
         *(spec for spec, _ in _CAPRINI_ITEMS),
     ),
-    unit="points",
-    source=Source(
-        citation="Caprini JA. Thrombosis risk assessment as a guide to quality patient care. Dis Mon "
-        "2005;51(2-3):70-78.",
-    ),
     compute=_caprini,
-    bands=(
-        Band(high=2, label="low risk", meaning="early ambulation (Caprini 2005)"),
-        Band(low=2, high=3, label="moderate risk", meaning="mechanical or pharmacological prophylaxis"),
-        Band(low=3, high=5, label="high risk", meaning="pharmacological prophylaxis, with or without mechanical"),
-        Band(low=5, label="highest risk", meaning="pharmacological and mechanical prophylaxis"),
-    ),
-    synonyms=("Caprini", "Caprini score", "Caprini RAM", "Caprini VTE risk"),
-    indications=("VTE prophylaxis in surgical patients", "venous thromboembolism risk", "DVT prophylaxis"),
-    digits=0,
 )
 
 # --- Padua prediction score -----------------------------------------------------------------------------------------
@@ -1383,25 +1069,7 @@ def _padua(v: Values, steps: Steps) -> float:
     return steps.points(f"BMI {v['bmi']:g} kg/m² ({'obese, ≥ 30' if obese else '< 30'})", int(obese), total)
 
 
-PADUA = Calculator(
-    name="padua",
-    title="Padua prediction score for VTE risk in medical inpatients",
-    inputs=_inputs(_PADUA_ITEMS, _age(), _PADUA_LATER, BMI_INPUT),
-    unit="points",
-    source=Source(
-        citation="Barbar S, Noventa F, Rossetto V, et al. A risk assessment model for the identification of "
-        "hospitalized medical patients at risk for venous thromboembolism: the Padua Prediction Score. J Thromb "
-        "Haemost 2010;8(11):2450-2457.",
-    ),
-    compute=_padua,
-    bands=(
-        Band(high=4, label="low risk", meaning="VTE in 0.3% without prophylaxis; no prophylaxis needed"),
-        Band(low=4, label="high risk", meaning="VTE in 11% without prophylaxis; thromboprophylaxis indicated"),
-    ),
-    synonyms=("Padua", "Padua score", "Padua prediction score", "PPS"),
-    indications=("VTE prophylaxis in medical inpatients", "venous thromboembolism risk", "DVT prophylaxis"),
-    digits=0,
-)
+PADUA = _DATA.calculator("padua", inputs=_inputs(_PADUA_ITEMS, _age(), _PADUA_LATER, BMI_INPUT), compute=_padua)
 
 CALCULATORS = (
     CHA2DS2_VASC,

@@ -7,13 +7,9 @@ Example:
 
 from __future__ import annotations
 
-from clinrag.calculators.spec import Input
+from clinrag.calculators.content import content
 
-SEX = Input(
-    name="sex",
-    label="sex",
-    kind="choice",
-    choices=("female", "male"),
-    synonyms=("sex", "gender", "female", "male", "woman", "man"),
-)
+_DATA = content(__name__)
+
+SEX = _DATA.input("sex")
 """Sex as the equations take it (female or male); the same input in chemistry, renal, hepatology and the PSI."""

@@ -15,154 +15,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from clinrag.calculators.common import SEX
-from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import CalculatorInputError, Input, Steps, Values
+
+_DATA = content(__name__)
 
 # --- shared inputs -------------------------------------------------------------------------------------------------
 
-AGE = Input(name="age", label="age", unit="year", minimum=0, maximum=120, synonyms=("age", "years old", "yo"))
+AGE = _DATA.input("age")
 ADULT_AGE = AGE.model_copy(update={"minimum": 16})
-TEMPERATURE = Input(
-    name="temperature",
-    label="body temperature",
-    unit="degC",
-    minimum=25,
-    maximum=45,
-    synonyms=("temperature", "temp", "T", "fever"),
-)
-HEART_RATE = Input(
-    name="heart_rate",
-    label="heart rate",
-    unit="bpm",
-    minimum=10,
-    maximum=300,
-    synonyms=("heart rate", "HR", "pulse", "P"),
-)
-RESPIRATORY_RATE = Input(
-    name="respiratory_rate",
-    label="respiratory rate",
-    unit="brpm",
-    minimum=0,
-    maximum=80,
-    synonyms=("respiratory rate", "RR", "resp rate", "breaths per minute"),
-)
-SYSTOLIC_BP = Input(
-    name="systolic_bp",
-    label="systolic blood pressure",
-    unit="mmHg",
-    minimum=20,
-    maximum=300,
-    synonyms=("systolic blood pressure", "SBP", "systolic", "BP"),
-)
-DIASTOLIC_BP = Input(
-    name="diastolic_bp",
-    label="diastolic blood pressure",
-    unit="mmHg",
-    minimum=10,
-    maximum=200,
-    synonyms=("diastolic blood pressure", "DBP", "diastolic", "BP"),
-)
-PH = Input(name="ph", label="arterial pH", minimum=6.5, maximum=8.0, synonyms=("pH", "arterial pH", "ABG pH"))
-SODIUM = Input(
-    name="sodium",
-    label="serum sodium",
-    unit="mmol/L",
-    substance="sodium",
-    minimum=90,
-    maximum=210,
-    synonyms=("sodium", "Na", "serum sodium"),
-)
-POTASSIUM = Input(
-    name="potassium",
-    label="serum potassium",
-    unit="mmol/L",
-    substance="potassium",
-    minimum=1,
-    maximum=12,
-    synonyms=("potassium", "K", "serum potassium"),
-)
-CREATININE = Input(
-    name="creatinine",
-    label="serum creatinine",
-    unit="mg/dL",
-    substance="creatinine",
-    minimum=0.1,
-    maximum=30,
-    synonyms=("creatinine", "Cr", "serum creatinine", "SCr"),
-)
-HEMATOCRIT = Input(
-    name="hematocrit",
-    label="hematocrit",
-    unit="%",
-    minimum=5,
-    maximum=80,
-    synonyms=("hematocrit", "haematocrit", "Hct", "PCV"),
-)
-WBC = Input(
-    name="wbc",
-    label="white blood cell count (10⁹/L = 10³/µL)",
-    unit="1/nL",
-    minimum=0,
-    maximum=500,
-    synonyms=("white blood cell count", "WBC", "white count", "leukocytes", "leucocytes"),
-)
-PLATELETS = Input(
-    name="platelets",
-    label="platelet count (10⁹/L = 10³/µL)",
-    unit="1/nL",
-    minimum=0,
-    maximum=2000,
-    synonyms=("platelet count", "platelets", "PLT", "plt"),
-)
-GCS = Input(
-    name="gcs",
-    label="Glasgow Coma Scale total",
-    kind="integer",
-    minimum=3,
-    maximum=15,
-    synonyms=("Glasgow Coma Scale", "GCS", "Glasgow coma score"),
-)
-FIO2 = Input(
-    name="fio2",
-    label="fraction of inspired oxygen (FiO₂)",
-    unit="%",
-    minimum=21,
-    maximum=100,
-    synonyms=("FiO2", "fraction of inspired oxygen", "inspired oxygen"),
-)
-PAO2 = Input(
-    name="pao2",
-    label="arterial partial pressure of oxygen (PaO₂)",
-    unit="mmHg",
-    minimum=10,
-    maximum=700,
-    synonyms=("PaO2", "partial pressure of oxygen", "arterial oxygen", "pO2"),
-)
-PACO2 = Input(
-    name="paco2",
-    label="arterial partial pressure of carbon dioxide (PaCO₂)",
-    unit="mmHg",
-    minimum=5,
-    maximum=150,
-    synonyms=("PaCO2", "partial pressure of carbon dioxide", "pCO2"),
-)
-BILIRUBIN = Input(
-    name="bilirubin",
-    label="total bilirubin",
-    unit="mg/dL",
-    substance="bilirubin",
-    minimum=0.1,
-    maximum=60,
-    synonyms=("bilirubin", "total bilirubin", "T bili", "TBil"),
-)
-BUN = Input(
-    name="bun",
-    label="blood urea nitrogen (BUN) or urea (mg/dL are read as urea nitrogen)",
-    unit="mg/dL",
-    substance="urea_nitrogen",
-    minimum=1,
-    maximum=300,
-    synonyms=("blood urea nitrogen", "BUN", "urea", "serum urea"),
-)
+TEMPERATURE = _DATA.input("temperature")
+HEART_RATE = _DATA.input("heart_rate")
+RESPIRATORY_RATE = _DATA.input("respiratory_rate")
+SYSTOLIC_BP = _DATA.input("systolic_bp")
+DIASTOLIC_BP = _DATA.input("diastolic_bp")
+PH = _DATA.input("ph")
+SODIUM = _DATA.input("sodium")
+POTASSIUM = _DATA.input("potassium")
+CREATININE = _DATA.input("creatinine")
+HEMATOCRIT = _DATA.input("hematocrit")
+WBC = _DATA.input("wbc")
+PLATELETS = _DATA.input("platelets")
+GCS = _DATA.input("gcs")
+FIO2 = _DATA.input("fio2")
+PAO2 = _DATA.input("pao2")
+PACO2 = _DATA.input("paco2")
+BILIRUBIN = _DATA.input("bilirubin")
+BUN = _DATA.input("bun")
 UREA = BUN.model_copy(update={"unit": "mmol/L", "minimum": 0.3, "maximum": 110})
 """Urea in mmol/L (the CURB-65 and Glasgow-Blatchford sources' unit); a BUN in mg/dL converts as urea nitrogen."""
 
@@ -309,9 +188,8 @@ def _apache_ii(v: Values, steps: Steps) -> float:
     return steps.points(f"chronic health: {v['chronic_health']}", CHRONIC_HEALTH_POINTS[v["chronic_health"]], total)
 
 
-APACHE_II = Calculator(
-    name="apache_ii",
-    title="APACHE II score",
+APACHE_II = _DATA.calculator(
+    "apache_ii",
     inputs=(
         ADULT_AGE,
         TEMPERATURE.model_copy(update={"label": "temperature (rectal)"}),
@@ -336,36 +214,9 @@ APACHE_II = Calculator(
         HEMATOCRIT,
         WBC,
         GCS,
-        Input(
-            name="chronic_health",
-            label="history of severe organ insufficiency or immunocompromise, and admission type",
-            kind="choice",
-            choices=CHRONIC_HEALTH,
-            default="none",
-            default_rule="severe organ insufficiency or immunocompromise not documented counts as absent: chronic "
-            "health points apply only to such a history (Knaus 1985)",
-            synonyms=("chronic health", "organ insufficiency", "immunocompromised", "cirrhosis", "dialysis"),
-        ),
-    ),
-    unit="points",
-    source=Source(
-        citation="Knaus WA, Draper EA, Wagner DP, Zimmerman JE. APACHE II: a severity of disease classification "
-        "system. Crit Care Med 1985;13(10):818-829.",
+        _DATA.input("chronic_health", choices=CHRONIC_HEALTH),
     ),
     compute=_apache_ii,
-    bands=(
-        Band(high=5, label="0-4", meaning="hospital death rate about 4% (nonoperative), 1% (postoperative)"),
-        Band(low=5, high=10, label="5-9", meaning="about 8% (nonoperative), 3% (postoperative)"),
-        Band(low=10, high=15, label="10-14", meaning="about 15% (nonoperative), 7% (postoperative)"),
-        Band(low=15, high=20, label="15-19", meaning="about 25% (nonoperative), 12% (postoperative)"),
-        Band(low=20, high=25, label="20-24", meaning="about 40% (nonoperative), 30% (postoperative)"),
-        Band(low=25, high=30, label="25-29", meaning="about 55% (nonoperative), 35% (postoperative)"),
-        Band(low=30, high=35, label="30-34", meaning="about 73% (nonoperative and postoperative)"),
-        Band(low=35, label="35-71", meaning="about 85% (nonoperative), 88% (postoperative)"),
-    ),
-    synonyms=("APACHE II", "APACHE 2", "acute physiology and chronic health evaluation", "APACHE"),
-    indications=("ICU mortality", "severity of illness in intensive care", "ICU admission severity"),
-    digits=0,
 )
 
 
@@ -448,9 +299,8 @@ def _vasoactive(name: str, label: str, maximum: float) -> Input:
     )
 
 
-SOFA = Calculator(
-    name="sofa",
-    title="Sequential (sepsis-related) Organ Failure Assessment (SOFA) score",
+SOFA = _DATA.calculator(
+    "sofa",
     inputs=(
         PAO2,
         FIO2,
@@ -471,36 +321,9 @@ SOFA = Calculator(
         _vasoactive("epinephrine", "epinephrine", 5),
         _vasoactive("norepinephrine", "norepinephrine", 5),
         CREATININE,
-        Input(
-            name="urine_output",
-            label="urine output (an alternative renal criterion)",
-            unit="mL/day",
-            minimum=0,
-            maximum=20000,
-            required=False,
-            synonyms=("urine output", "UOP", "diuresis"),
-        ),
-    ),
-    unit="points",
-    source=Source(
-        citation="Vincent JL, Moreno R, Takala J, et al. The SOFA (Sepsis-related Organ Failure Assessment) score to "
-        "describe organ dysfunction/failure. Intensive Care Med 1996;22(7):707-710.",
-        bands_citation="Singer M, Deutschman CS, Seymour CW, et al. The Third International Consensus Definitions "
-        "for Sepsis and Septic Shock (Sepsis-3). JAMA 2016;315(8):801-810.",
+        _DATA.input("urine_output"),
     ),
     compute=_sofa,
-    bands=(
-        Band(high=2, label="below 2", meaning="no organ dysfunction by SOFA (baseline assumed 0)"),
-        Band(
-            low=2,
-            label="2 or more",
-            meaning="organ dysfunction: an acute rise of ≥ 2 points with infection defines sepsis (Sepsis-3), "
-            "in-hospital mortality above 10%",
-        ),
-    ),
-    synonyms=("SOFA", "sequential organ failure assessment", "sepsis-related organ failure assessment"),
-    indications=("organ dysfunction", "sepsis", "ICU mortality", "organ failure"),
-    digits=0,
 )
 
 
@@ -513,9 +336,8 @@ def _qsofa(v: Values, steps: Steps) -> float:
     return _flag(steps, f"systolic BP {v['systolic_bp']:g} ≤ 100 mmHg", v["systolic_bp"] <= 100, 1, total)
 
 
-QSOFA = Calculator(
-    name="qsofa",
-    title="Quick SOFA (qSOFA)",
+QSOFA = _DATA.calculator(
+    "qsofa",
     inputs=(
         RESPIRATORY_RATE,
         criterion(
@@ -527,26 +349,7 @@ QSOFA = Calculator(
         ),
         SYSTOLIC_BP,
     ),
-    unit="points",
-    source=Source(
-        citation="Seymour CW, Liu VX, Iwashyna TJ, et al. Assessment of clinical criteria for sepsis: for the Third "
-        "International Consensus Definitions for Sepsis and Septic Shock (Sepsis-3). JAMA 2016;315(8):762-774.",
-        bands_citation="Singer M, Deutschman CS, Seymour CW, et al. The Third International Consensus Definitions "
-        "for Sepsis and Septic Shock (Sepsis-3). JAMA 2016;315(8):801-810.",
-    ),
     compute=_qsofa,
-    bands=(
-        Band(high=2, label="0-1", meaning="not high risk by qSOFA; keep assessing if infection is suspected"),
-        Band(
-            low=2,
-            label="2-3",
-            meaning="high risk of poor outcome (death or ICU stay ≥ 3 days) with suspected infection: assess "
-            "for organ dysfunction",
-        ),
-    ),
-    synonyms=("qSOFA", "quick SOFA", "quickSOFA"),
-    indications=("sepsis screening", "suspected infection outside the ICU", "sepsis risk"),
-    digits=0,
 )
 
 
@@ -569,43 +372,17 @@ def _sirs(v: Values, steps: Steps) -> float:
     return _flag(steps, words, white, 1, total)
 
 
-SIRS = Calculator(
-    name="sirs",
-    title="SIRS criteria (count met)",
+SIRS = _DATA.calculator(
+    "sirs",
     inputs=(
         TEMPERATURE,
         HEART_RATE,
         RESPIRATORY_RATE,
         PACO2.model_copy(update={"required": False, "label": PACO2.label + " (an alternative to the rate)"}),
         WBC,
-        Input(
-            name="bands",
-            label="immature (band) neutrophils",
-            unit="%",
-            minimum=0,
-            maximum=100,
-            required=False,
-            synonyms=("bands", "band forms", "immature neutrophils", "left shift"),
-        ),
-    ),
-    unit="criteria",
-    source=Source(
-        citation="Bone RC, Balk RA, Cerra FB, et al. Definitions for sepsis and organ failure and guidelines for the "
-        "use of innovative therapies in sepsis. The ACCP/SCCM Consensus Conference Committee. Chest "
-        "1992;101(6):1644-1655.",
+        _DATA.input("bands"),
     ),
     compute=_sirs,
-    bands=(
-        Band(high=2, label="0-1", meaning="SIRS criteria not met"),
-        Band(
-            low=2,
-            label="2-4",
-            meaning="SIRS present (with a confirmed or suspected infection: sepsis by the 1992 definition)",
-        ),
-    ),
-    synonyms=("SIRS", "systemic inflammatory response syndrome", "SIRS criteria"),
-    indications=("systemic inflammatory response", "sepsis screening", "sepsis 1992 definition"),
-    digits=0,
 )
 
 
@@ -622,49 +399,14 @@ def _gcs(v: Values, steps: Steps) -> float:
     return steps.points(f"best motor response: {v['motor']}", MOTOR[v["motor"]], total)
 
 
-GLASGOW_COMA_SCALE = Calculator(
-    name="gcs",
-    title="Glasgow Coma Scale (GCS)",
+GLASGOW_COMA_SCALE = _DATA.calculator(
+    "gcs",
     inputs=(
-        Input(
-            name="eye",
-            label="eye opening",
-            kind="choice",
-            choices=tuple(EYE),
-            synonyms=("eye opening", "eyes", "E"),
-        ),
-        Input(
-            name="verbal",
-            label="best verbal response",
-            kind="choice",
-            choices=tuple(VERBAL),
-            synonyms=("verbal response", "verbal", "V"),
-        ),
-        Input(
-            name="motor",
-            label="best motor response",
-            kind="choice",
-            choices=tuple(MOTOR),
-            synonyms=("motor response", "motor", "M"),
-        ),
-    ),
-    unit="points",
-    source=Source(
-        citation="Teasdale G, Jennett B. Assessment of coma and impaired consciousness. A practical scale. Lancet "
-        "1974;2(7872):81-84; six motor levels from Teasdale G, Jennett B. Assessment and prognosis of coma after "
-        "head injury. Acta Neurochir (Wien) 1976;34:45-55.",
-        bands_citation="Rimel RW, Giordani B, Barth JT, Jane JA. Moderate head injury: completing the clinical "
-        "spectrum of brain trauma. Neurosurgery 1982;11(3):344-351.",
+        _DATA.input("eye", choices=tuple(EYE)),
+        _DATA.input("verbal", choices=tuple(VERBAL)),
+        _DATA.input("motor", choices=tuple(MOTOR)),
     ),
     compute=_gcs,
-    bands=(
-        Band(high=9, label="severe (3-8)", meaning="severe brain injury; coma; consider airway protection"),
-        Band(low=9, high=13, label="moderate (9-12)", meaning="moderate brain injury"),
-        Band(low=13, label="mild (13-15)", meaning="mild brain injury or normal (15)"),
-    ),
-    synonyms=("GCS", "Glasgow Coma Scale", "Glasgow coma score", "coma scale"),
-    indications=("level of consciousness", "coma", "head injury severity", "brain injury"),
-    digits=0,
 )
 
 
@@ -687,9 +429,8 @@ def _curb_65(v: Values, steps: Steps) -> float:
     return _flag(steps, f"age {v['age']:g} ≥ 65", v["age"] >= 65, 1, total)
 
 
-CURB_65 = Calculator(
-    name="curb_65",
-    title="CURB-65 pneumonia severity score",
+CURB_65 = _DATA.calculator(
+    "curb_65",
     inputs=(
         criterion(
             "confusion",
@@ -703,29 +444,7 @@ CURB_65 = Calculator(
         DIASTOLIC_BP,
         AGE,
     ),
-    unit="points",
-    source=Source(
-        citation="Lim WS, van der Eerden MM, Laing R, et al. Defining community acquired pneumonia severity on "
-        "presentation to hospital: an international derivation and validation study. Thorax 2003;58(5):377-382.",
-    ),
     compute=_curb_65,
-    bands=(
-        Band(high=2, label="0-1: low severity", meaning="30-day mortality about 1.5%; consider home treatment"),
-        Band(
-            low=2,
-            high=3,
-            label="2: moderate severity",
-            meaning="30-day mortality about 9%; consider hospital treatment",
-        ),
-        Band(
-            low=3,
-            label="3-5: high severity",
-            meaning="30-day mortality about 22%; manage in hospital as severe pneumonia, assess for ICU (4-5)",
-        ),
-    ),
-    synonyms=("CURB-65", "CURB65", "CURB 65"),
-    indications=("pneumonia severity", "community-acquired pneumonia mortality", "pneumonia admission decision"),
-    digits=0,
 )
 
 
@@ -780,9 +499,8 @@ def _psi(v: Values, steps: Steps) -> float:
     return _psi_findings(v, steps, total)
 
 
-PSI = Calculator(
-    name="psi",
-    title="Pneumonia Severity Index (PSI/PORT score)",
+PSI = _DATA.calculator(
+    "psi",
     inputs=(
         AGE.model_copy(update={"minimum": 18}),
         SEX,
@@ -802,15 +520,7 @@ PSI = Calculator(
         PH,
         BUN,
         SODIUM,
-        Input(
-            name="glucose",
-            label="serum glucose",
-            unit="mg/dL",
-            substance="glucose",
-            minimum=10,
-            maximum=3000,
-            synonyms=("glucose", "blood glucose", "blood sugar", "BG"),
-        ),
+        _DATA.input("glucose"),
         HEMATOCRIT,
         PAO2,
         criterion(
@@ -820,26 +530,7 @@ PSI = Calculator(
             "a pleural effusion not documented counts as absent: PSI adds points only for findings present (Fine 1997)",
         ),
     ),
-    unit="points",
-    source=Source(
-        citation="Fine MJ, Auble TE, Yealy DM, et al. A prediction rule to identify low-risk patients with "
-        "community-acquired pneumonia. N Engl J Med 1997;336(4):243-250.",
-    ),
     compute=_psi,
-    bands=(
-        Band(
-            high=71,
-            label="class I-II (≤ 70)",
-            meaning="class I when step 1 says so (mortality 0.1-0.4%), "
-            "otherwise class II (0.6-0.7%): outpatient treatment",
-        ),
-        Band(low=71, high=91, label="class III (71-90)", meaning="mortality 0.9-2.8%: outpatient or brief observation"),
-        Band(low=91, high=131, label="class IV (91-130)", meaning="mortality 8.2-9.3%: inpatient treatment"),
-        Band(low=131, label="class V (> 130)", meaning="mortality 27.0-31.1%: inpatient treatment, consider ICU"),
-    ),
-    synonyms=("PSI", "pneumonia severity index", "PORT score", "Fine score"),
-    indications=("pneumonia severity", "community-acquired pneumonia mortality", "pneumonia admission decision"),
-    digits=0,
 )
 
 
@@ -856,9 +547,8 @@ def _centor(v: Values, steps: Steps) -> float:
     return _flag(steps, "cough absent", v["cough_absent"], 1, total)
 
 
-CENTOR = Calculator(
-    name="centor_mcisaac",
-    title="Centor score, modified by McIsaac (streptococcal pharyngitis)",
+CENTOR = _DATA.calculator(
+    "centor_mcisaac",
     inputs=(
         AGE.model_copy(update={"minimum": 3}),
         criterion(
@@ -881,22 +571,7 @@ CENTOR = Calculator(
             "absence of cough is a criterion: it scores only when the absence is documented (McIsaac 1998)",
         ),
     ),
-    unit="points",
-    source=Source(
-        citation="McIsaac WJ, White D, Tannenbaum D, Low DE. A clinical score to reduce unnecessary antibiotic use "
-        "in patients with sore throat. CMAJ 1998;158(1):75-83; after Centor RM, Witherspoon JM, Dalton HP, Brody "
-        "CE, Link K. The diagnosis of strep throat in adults in the emergency room. Med Decis Making 1981;1:239-246.",
-    ),
     compute=_centor,
-    bands=(
-        Band(high=1, label="≤ 0", meaning="streptococcal infection 1-2.5%: no culture, no antibiotic"),
-        Band(low=1, high=2, label="1", meaning="5-10%: no culture, no antibiotic"),
-        Band(low=2, high=4, label="2-3", meaning="11-35%: culture or rapid test, antibiotic if positive"),
-        Band(low=4, label="4-5", meaning="51-53%: culture or rapid test; consider empirical antibiotic"),
-    ),
-    synonyms=("Centor", "McIsaac", "modified Centor", "Centor score", "McIsaac score"),
-    indications=("strep throat", "streptococcal pharyngitis", "sore throat antibiotics", "pharyngitis"),
-    digits=0,
 )
 
 
@@ -922,9 +597,8 @@ def _feverpain(v: Values, steps: Steps) -> float:
     return total
 
 
-FEVERPAIN = Calculator(
-    name="feverpain",
-    title="FeverPAIN score (streptococcal pharyngitis)",
+FEVERPAIN = _DATA.calculator(
+    "feverpain",
     inputs=tuple(
         criterion(
             name,
@@ -934,24 +608,7 @@ FEVERPAIN = Calculator(
         )
         for name, label, words in FEVERPAIN_ITEMS
     ),
-    unit="points",
-    source=Source(
-        citation="Little P, Moore M, Hobbs FD, et al. PRImary care Streptococcal Management (PRISM) study: "
-        "identifying clinical variables associated with Lancefield group A β-haemolytic streptococci and Lancefield "
-        "non-Group A streptococcal throat infections from two cohorts of patients presenting with an acute sore "
-        "throat. BMJ Open 2013;3(10):e003943; Little P, Hobbs FD, Moore M, et al. Clinical score and rapid antigen "
-        "detection test to guide antibiotic use for sore throats: randomised controlled trial of PRISM. BMJ "
-        "2013;347:f5806.",
-    ),
     compute=_feverpain,
-    bands=(
-        Band(high=2, label="0-1", meaning="streptococcus isolated in 13-18%: no antibiotic"),
-        Band(low=2, high=4, label="2-3", meaning="34-40%: no antibiotic or a delayed prescription"),
-        Band(low=4, label="4-5", meaning="62-65%: immediate antibiotic if severe, or a delayed prescription"),
-    ),
-    synonyms=("FeverPAIN", "Fever PAIN", "FeverPAIN score"),
-    indications=("strep throat", "sore throat antibiotics", "pharyngitis", "streptococcal pharyngitis"),
-    digits=0,
 )
 
 CALCULATORS = (APACHE_II, SOFA, QSOFA, SIRS, GLASGOW_COMA_SCALE, CURB_65, PSI, CENTOR, FEVERPAIN)

@@ -16,7 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from clinrag.calculators.spec import Band, Calculator, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import Input, Steps, Values
+
+_DATA = content(__name__)
 
 
 @dataclass(frozen=True)
@@ -93,38 +96,8 @@ def _mme(v: Values, steps: Steps) -> float:
     return total
 
 
-MME = Calculator(
-    name="morphine_milligram_equivalents",
-    title="Morphine milligram equivalents (MME/day, CDC 2022)",
-    inputs=tuple(_opioid_input(opioid) for opioid in OPIOIDS),
-    unit="MME/day",
-    source=Source(
-        citation="Dowell D, Ragan KR, Jones CM, Baldwin GT, Chou R. CDC Clinical Practice Guideline for Prescribing "
-        "Opioids for Pain - United States, 2022. MMWR Recomm Rep 2022;71(No. RR-3):1-95 (Table: morphine "
-        "milligram equivalent doses for commonly prescribed opioids).",
-        url="https://www.cdc.gov/mmwr/volumes/71/rr/rr7103a1.htm",
-        bands_citation="Dowell et al. 2022 (≥50 MME/day: additional precautions, reassess before increasing); "
-        "Dowell D, Haegerich TM, Chou R. CDC Guideline for Prescribing Opioids for Chronic Pain - United States, "
-        "2016. MMWR Recomm Rep 2016;65(No. RR-1):1-49 (avoid or carefully justify ≥90 MME/day).",
-    ),
-    compute=_mme,
-    bands=(
-        Band(high=50, label="below 50 MME/day"),
-        Band(
-            low=50,
-            high=90,
-            label="50 MME/day or more",
-            meaning="overdose risk rises with dose while benefit rarely does; reassess benefits and risks before "
-            "any increase, offer naloxone",
-        ),
-        Band(
-            low=90,
-            label="90 MME/day or more",
-            meaning="high dosage: the 2016 CDC guideline advised avoiding or carefully justifying ≥90 MME/day",
-        ),
-    ),
-    synonyms=("morphine milligram equivalents", "mme", "morphine equivalent dose", "med", "opioid conversion"),
-    indications=("total opioid dose", "opioid overdose risk", "opioid dosage threshold"),
+MME = _DATA.calculator(
+    "morphine_milligram_equivalents", inputs=tuple(_opioid_input(opioid) for opioid in OPIOIDS), compute=_mme
 )
 
 
@@ -140,39 +113,9 @@ EQUIVALENT_MG: Final = {
 }
 """Equivalent glucocorticoid (anti-inflammatory) doses in mg, oral or intravenous."""
 
-_STEROID_SYNONYMS: Final = (
-    "Solu-Cortef",
-    "Cortef",
-    "Deltasone",
-    "Orapred",
-    "Medrol",
-    "Solu-Medrol",
-    "Kenalog",
-    "Decadron",
-    "Celestone",
-)
-STEROID = Input(
-    name="drug",
-    label="corticosteroid given",
-    kind="choice",
-    choices=tuple(EQUIVALENT_MG),
-    synonyms=("steroid", "corticosteroid", "from", *_STEROID_SYNONYMS),
-)
-DOSE = Input(
-    name="dose",
-    label="dose of the corticosteroid given",
-    unit="mg",
-    minimum=0.1,
-    maximum=2000,
-    synonyms=("dose", "steroid dose"),
-)
-TARGET = Input(
-    name="target",
-    label="corticosteroid to convert to",
-    kind="choice",
-    choices=tuple(EQUIVALENT_MG),
-    synonyms=("to", "target steroid", "convert to", "equivalent of"),
-)
+STEROID = _DATA.input("steroid", choices=tuple(EQUIVALENT_MG))
+DOSE = _DATA.input("dose")
+TARGET = _DATA.input("target", choices=tuple(EQUIVALENT_MG))
 
 
 def _steroid(v: Values, steps: Steps) -> float:
@@ -185,28 +128,6 @@ def _steroid(v: Values, steps: Steps) -> float:
     return value
 
 
-STEROID_CONVERSION = Calculator(
-    name="steroid_conversion",
-    title="Corticosteroid dose conversion",
-    inputs=(STEROID, DOSE, TARGET),
-    unit="mg",
-    source=Source(
-        citation="Meikle AW, Tyler FH. Potency and duration of action of glucocorticoids: effects of hydrocortisone, "
-        "prednisone and dexamethasone on human pituitary-adrenal function. Am J Med 1977;63:200-207; equivalent "
-        "doses as tabulated in standard references (cortisone 25, hydrocortisone 20, prednisone and prednisolone "
-        "5, methylprednisolone and triamcinolone 4, dexamethasone and betamethasone 0.75 mg; some tables give "
-        "betamethasone 0.6 mg).",
-    ),
-    compute=_steroid,
-    synonyms=(
-        "steroid conversion",
-        "corticosteroid conversion",
-        "glucocorticoid equivalent dose",
-        "prednisone equivalent",
-        "steroid equivalence",
-    ),
-    indications=("switching corticosteroids", "equivalent steroid dose", "steroid dose comparison"),
-    digits=2,
-)
+STEROID_CONVERSION = _DATA.calculator("steroid_conversion", inputs=(STEROID, DOSE, TARGET), compute=_steroid)
 
 CALCULATORS = (MME, STEROID_CONVERSION)

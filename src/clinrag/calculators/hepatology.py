@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from clinrag.calculators.common import SEX
+from clinrag.calculators.content import content
 from clinrag.calculators.critical_care import (
     AGE,
     BILIRUBIN,
@@ -25,39 +26,14 @@ from clinrag.calculators.critical_care import (
     WBC,
     criterion,
 )
-from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+from clinrag.calculators.spec import CalculatorInputError, Steps, Values
 
-INR = Input(
-    name="inr",
-    label="international normalised ratio (INR)",
-    minimum=0.5,
-    maximum=20,
-    synonyms=("INR", "international normalized ratio", "PT/INR"),
-)
-ALBUMIN = Input(
-    name="albumin",
-    label="serum albumin",
-    unit="g/dL",
-    minimum=0.5,
-    maximum=7,
-    synonyms=("albumin", "serum albumin", "alb"),
-)
-AST = Input(
-    name="ast",
-    label="aspartate aminotransferase (AST)",
-    unit="U/L",
-    minimum=1,
-    maximum=20000,
-    synonyms=("AST", "aspartate aminotransferase", "SGOT", "GOT"),
-)
-ALT = Input(
-    name="alt",
-    label="alanine aminotransferase (ALT)",
-    unit="U/L",
-    minimum=1,
-    maximum=20000,
-    synonyms=("ALT", "alanine aminotransferase", "SGPT", "GPT"),
-)
+_DATA = content(__name__)
+
+INR = _DATA.input("inr")
+ALBUMIN = _DATA.input("albumin")
+AST = _DATA.input("ast")
+ALT = _DATA.input("alt")
 
 
 def half_up(value: float) -> int:
@@ -88,43 +64,16 @@ def _child_pugh(v: Values, steps: Steps) -> float:
     return steps.points(f"encephalopathy: {v['encephalopathy']}", ENCEPHALOPATHY[v["encephalopathy"]], total)
 
 
-CHILD_PUGH = Calculator(
-    name="child_pugh",
-    title="Child-Pugh score (cirrhosis severity)",
+CHILD_PUGH = _DATA.calculator(
+    "child_pugh",
     inputs=(
         BILIRUBIN,
         ALBUMIN,
         INR,
-        Input(
-            name="ascites",
-            label="ascites",
-            kind="choice",
-            choices=tuple(ASCITES),
-            synonyms=("ascites", "fluid in the abdomen"),
-        ),
-        Input(
-            name="encephalopathy",
-            label="hepatic encephalopathy",
-            kind="choice",
-            choices=tuple(ENCEPHALOPATHY),
-            synonyms=("encephalopathy", "hepatic encephalopathy", "HE", "asterixis"),
-        ),
-    ),
-    unit="points",
-    source=Source(
-        citation="Pugh RN, Murray-Lyon IM, Dawson JL, Pietroni MC, Williams R. Transection of the oesophagus for "
-        "bleeding oesophageal varices. Br J Surg 1973;60(8):646-649 (prothrombin time there; INR thresholds < 1.7, "
-        "1.7-2.3, > 2.3 as in current use).",
+        _DATA.input("ascites", choices=tuple(ASCITES)),
+        _DATA.input("encephalopathy", choices=tuple(ENCEPHALOPATHY)),
     ),
     compute=_child_pugh,
-    bands=(
-        Band(high=7, label="class A (5-6)", meaning="well-compensated cirrhosis"),
-        Band(low=7, high=10, label="class B (7-9)", meaning="significant functional compromise"),
-        Band(low=10, label="class C (10-15)", meaning="decompensated cirrhosis"),
-    ),
-    synonyms=("Child-Pugh", "Child Pugh", "Child-Turcotte-Pugh", "CTP", "Child's class"),
-    indications=("cirrhosis severity", "liver disease prognosis", "liver function"),
-    digits=0,
 )
 
 
@@ -195,17 +144,6 @@ def _meld_na(v: Values, steps: Steps) -> float:
     return _capped(value, steps)
 
 
-MELD_BANDS = (
-    Band(high=10, label="below 10", meaning="3-month mortality about 1.9%"),
-    Band(low=10, high=20, label="10-19", meaning="3-month mortality about 6.0%"),
-    Band(low=20, high=30, label="20-29", meaning="3-month mortality about 19.6%"),
-    Band(low=30, high=40, label="30-39", meaning="3-month mortality about 52.6%"),
-    Band(low=40, label="40", meaning="3-month mortality about 71.3%"),
-)
-MELD_BANDS_CITATION = (
-    "Wiesner R, Edwards E, Freeman R, et al. Model for end-stage liver disease (MELD) and allocation of donor "
-    "livers. Gastroenterology 2003;124(1):91-96."
-)
 MELD_INPUTS = (
     CREATININE,
     BILIRUBIN,
@@ -213,40 +151,10 @@ MELD_INPUTS = (
     DIALYSIS,
 )
 
-MELD = Calculator(
-    name="meld",
-    title="MELD score (UNOS, creatinine, bilirubin, INR)",
-    inputs=MELD_INPUTS,
-    unit="points",
-    source=Source(
-        citation="Kamath PS, Wiesner RH, Malinchoc M, et al. A model to predict survival in patients with end-stage "
-        "liver disease. Hepatology 2001;33(2):464-470; as adopted by UNOS/OPTN (etiology term dropped; values below "
-        "1.0 set to 1.0, creatinine capped at 4.0 mg/dL or set to 4.0 after dialysis; score capped at 40).",
-        bands_citation=MELD_BANDS_CITATION,
-    ),
-    compute=_meld,
-    bands=MELD_BANDS,
-    synonyms=("MELD", "model for end-stage liver disease", "UNOS MELD", "original MELD"),
-    indications=("liver disease mortality", "liver transplant priority", "cirrhosis prognosis"),
-    digits=0,
-)
+MELD = _DATA.calculator("meld", inputs=MELD_INPUTS, compute=_meld)
 
-MELD_NA = Calculator(
-    name="meld_na",
-    title="MELD-Na score (MELD with serum sodium, OPTN 2016)",
-    inputs=(*MELD_INPUTS, SODIUM.model_copy(update={"minimum": 100, "maximum": 180})),
-    unit="points",
-    source=Source(
-        citation="Kim WR, Biggins SW, Kremers WK, et al. Hyponatremia and mortality among patients on the "
-        "liver-transplant waiting list. N Engl J Med 2008;359(10):1018-1026; as implemented by OPTN policy 9.1 "
-        "(2016): sodium bounded to 125-137 mmol/L and added only when MELD(i) > 11; score capped at 40.",
-        bands_citation=MELD_BANDS_CITATION,
-    ),
-    compute=_meld_na,
-    bands=MELD_BANDS,
-    synonyms=("MELD-Na", "MELDNa", "MELD sodium", "MELD Na"),
-    indications=("liver disease mortality", "liver transplant priority", "cirrhosis prognosis"),
-    digits=0,
+MELD_NA = _DATA.calculator(
+    "meld_na", inputs=(*MELD_INPUTS, SODIUM.model_copy(update={"minimum": 100, "maximum": 180})), compute=_meld_na
 )
 
 
@@ -262,25 +170,7 @@ def _fib_4(v: Values, steps: Steps) -> float:
     return value
 
 
-FIB_4 = Calculator(
-    name="fib_4",
-    title="Fibrosis-4 (FIB-4) index for liver fibrosis",
-    inputs=(AGE.model_copy(update={"minimum": 18}), AST, ALT, PLATELETS),
-    unit="",
-    source=Source(
-        citation="Sterling RK, Lissen E, Clumeck N, et al. Development of a simple noninvasive index to predict "
-        "significant fibrosis in patients with HIV/HCV coinfection. Hepatology 2006;43(6):1317-1325.",
-    ),
-    compute=_fib_4,
-    bands=(
-        Band(high=1.45, label="below 1.45", meaning="advanced fibrosis unlikely (negative predictive value 90%)"),
-        Band(low=1.45, high=3.25, label="1.45-3.25", meaning="indeterminate: further testing (elastography)"),
-        Band(low=3.25, label="above 3.25", meaning="advanced fibrosis likely (positive predictive value 65%)"),
-    ),
-    synonyms=("FIB-4", "FIB4", "fibrosis-4", "fibrosis 4 index"),
-    indications=("liver fibrosis", "advanced fibrosis", "NAFLD fibrosis", "hepatitis C fibrosis", "cirrhosis risk"),
-    digits=2,
-)
+FIB_4 = _DATA.calculator("fib_4", inputs=(AGE.model_copy(update={"minimum": 18}), AST, ALT, PLATELETS), compute=_fib_4)
 
 
 # --- Glasgow-Blatchford --------------------------------------------------------------------------------------------
@@ -321,19 +211,11 @@ BLATCHFORD_WORDS = {
     "cardiac_failure": ("heart failure", "cardiac failure", "CHF"),
 }
 
-GLASGOW_BLATCHFORD = Calculator(
-    name="glasgow_blatchford",
-    title="Glasgow-Blatchford bleeding score (upper GI bleeding)",
+GLASGOW_BLATCHFORD = _DATA.calculator(
+    "glasgow_blatchford",
     inputs=(
         UREA,
-        Input(
-            name="hemoglobin",
-            label="haemoglobin",
-            unit="g/dL",
-            minimum=1,
-            maximum=25,
-            synonyms=("hemoglobin", "haemoglobin", "Hb", "Hgb"),
-        ),
+        _DATA.input("hemoglobin"),
         SEX,
         SYSTOLIC_BP,
         HEART_RATE,
@@ -348,49 +230,14 @@ GLASGOW_BLATCHFORD = Calculator(
             for name, label, _ in BLATCHFORD_MARKERS
         ),
     ),
-    unit="points",
-    source=Source(
-        citation="Blatchford O, Murray WR, Blatchford M. A risk score to predict need for treatment for "
-        "upper-gastrointestinal haemorrhage. Lancet 2000;356(9238):1318-1321.",
-        bands_citation="Stanley AJ, Ashley D, Dalton HR, et al. Outpatient management of patients with low-risk "
-        "upper-gastrointestinal haemorrhage: multicentre validation and prospective evaluation. Lancet "
-        "2009;373(9657):42-47.",
-    ),
     compute=_glasgow_blatchford,
-    bands=(
-        Band(high=1, label="0", meaning="low risk: outpatient management may be considered (Stanley 2009)"),
-        Band(low=1, high=6, label="1-5", meaning="not low risk: admission and endoscopy"),
-        Band(
-            low=6,
-            label="6 or more",
-            meaning="high risk: more than half need an intervention (transfusion, endoscopic therapy or surgery)",
-        ),
-    ),
-    synonyms=("Glasgow-Blatchford", "Blatchford score", "GBS", "Glasgow Blatchford bleeding score"),
-    indications=("upper GI bleeding", "gastrointestinal haemorrhage risk", "need for endoscopic intervention"),
-    digits=0,
 )
 
 
 # --- Ranson --------------------------------------------------------------------------------------------------------
 
-GLUCOSE = Input(
-    name="glucose",
-    label="blood glucose",
-    unit="mg/dL",
-    substance="glucose",
-    minimum=10,
-    maximum=3000,
-    synonyms=("glucose", "blood glucose", "blood sugar", "BG"),
-)
-LDH = Input(
-    name="ldh",
-    label="lactate dehydrogenase (LDH)",
-    unit="U/L",
-    minimum=10,
-    maximum=50000,
-    synonyms=("LDH", "lactate dehydrogenase", "LD"),
-)
+GLUCOSE = _DATA.input("glucose")
+LDH = _DATA.input("ldh")
 
 
 def _ranson_admission_criteria(v: Values, steps: Steps, total: float) -> float:
@@ -429,90 +276,23 @@ def _ranson(v: Values, steps: Steps) -> float:
 
 
 RANSON_ADMISSION_INPUTS = (AGE, WBC, GLUCOSE, LDH, AST)
-RANSON_CITATION = (
-    "Ranson JH, Rifkind KM, Roses DF, Fink SD, Eng K, Spencer FC. Prognostic signs and the role of operative "
-    "management in acute pancreatitis. Surg Gynecol Obstet 1974;139(1):69-81 (the criteria for non-gallstone "
-    "pancreatitis)."
-)
-RANSON_INDICATIONS = ("acute pancreatitis severity", "pancreatitis mortality", "pancreatitis prognosis")
 
-RANSON_ADMISSION = Calculator(
-    name="ranson_admission",
-    title="Ranson's criteria at admission (acute pancreatitis)",
-    inputs=RANSON_ADMISSION_INPUTS,
-    unit="criteria",
-    source=Source(citation=RANSON_CITATION),
-    compute=_ranson_admission,
-    synonyms=("Ranson at admission", "Ranson admission criteria", "Ranson 0 h"),
-    indications=RANSON_INDICATIONS,
-    digits=0,
-)
+RANSON_ADMISSION = _DATA.calculator("ranson_admission", inputs=RANSON_ADMISSION_INPUTS, compute=_ranson_admission)
 
-RANSON = Calculator(
-    name="ranson",
-    title="Ranson's criteria (acute pancreatitis, admission and 48 hours)",
+RANSON = _DATA.calculator(
+    "ranson",
     inputs=(
         *RANSON_ADMISSION_INPUTS,
         HEMATOCRIT.model_copy(update={"label": "hematocrit at admission"}),
         HEMATOCRIT.model_copy(update={"name": "hematocrit_48h", "label": "hematocrit at 48 hours"}),
-        Input(
-            name="bun",
-            label="blood urea nitrogen at admission",
-            unit="mg/dL",
-            substance="urea_nitrogen",
-            minimum=1,
-            maximum=300,
-            synonyms=("BUN", "blood urea nitrogen", "urea"),
-        ),
-        Input(
-            name="bun_48h",
-            label="blood urea nitrogen at 48 hours",
-            unit="mg/dL",
-            substance="urea_nitrogen",
-            minimum=1,
-            maximum=300,
-            synonyms=("BUN at 48 hours", "repeat BUN"),
-        ),
-        Input(
-            name="calcium",
-            label="serum calcium within 48 hours",
-            unit="mg/dL",
-            substance="calcium",
-            minimum=2,
-            maximum=20,
-            synonyms=("calcium", "Ca", "serum calcium"),
-        ),
+        _DATA.input("bun"),
+        _DATA.input("bun_48h"),
+        _DATA.input("calcium"),
         PAO2.model_copy(update={"label": "arterial PaO₂ within 48 hours"}),
-        Input(
-            name="base_deficit",
-            label="base deficit within 48 hours (negative base excess)",
-            unit="mmol/L",
-            substance="bicarbonate",
-            minimum=-30,
-            maximum=40,
-            synonyms=("base deficit", "negative base excess", "BD"),
-        ),
-        Input(
-            name="fluid_sequestration",
-            label="estimated fluid sequestration in 48 hours (fluid in minus out)",
-            unit="L",
-            minimum=-20,
-            maximum=40,
-            synonyms=("fluid sequestration", "third spacing", "fluid balance"),
-        ),
+        _DATA.input("base_deficit"),
+        _DATA.input("fluid_sequestration"),
     ),
-    unit="criteria",
-    source=Source(citation=RANSON_CITATION),
     compute=_ranson,
-    bands=(
-        Band(high=3, label="0-2", meaning="mortality about 1%: severe pancreatitis unlikely"),
-        Band(low=3, high=5, label="3-4", meaning="mortality about 15%: severe pancreatitis"),
-        Band(low=5, high=7, label="5-6", meaning="mortality about 40%"),
-        Band(low=7, label="7-11", meaning="mortality about 90-100%"),
-    ),
-    synonyms=("Ranson", "Ranson's criteria", "Ranson score", "Ranson criteria"),
-    indications=RANSON_INDICATIONS,
-    digits=0,
 )
 
 CALCULATORS = (CHILD_PUGH, MELD, MELD_NA, FIB_4, GLASGOW_BLATCHFORD, RANSON_ADMISSION, RANSON)

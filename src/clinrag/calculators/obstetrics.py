@@ -19,7 +19,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Final
 
-from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import CalculatorInputError, Steps, Values
+
+_DATA = content(__name__)
 
 NAEGELE_DAYS: Final = 280
 """Naegele: the due date is 280 days (40 weeks) after the first day of the LMP of a 28-day cycle."""
@@ -29,38 +32,9 @@ LUTEAL_DAYS: Final = 14
 MAX_GESTATION_DAYS: Final = 45 * 7
 """Beyond 45 weeks after the LMP no pregnancy is still going on: the dates are wrong."""
 
-LMP = Input(
-    name="lmp",
-    label="first day of the last menstrual period",
-    kind="date",
-    synonyms=("LMP", "last menstrual period", "last period", "LNMP"),
-)
-CYCLE = Input(
-    name="cycle_length",
-    label="menstrual cycle length",
-    kind="integer",
-    unit="day",
-    minimum=20,
-    maximum=45,
-    required=False,
-    default=STANDARD_CYCLE,
-    default_rule="Naegele's rule assumes a regular 28-day cycle; a cycle given moves the dates by its difference "
-    "from 28 days",
-    synonyms=("cycle length", "cycle", "menstrual cycle"),
-)
-CURRENT_DATE = Input(
-    name="current_date",
-    label="date the gestational age is wanted for",
-    kind="date",
-    synonyms=("today", "current date", "date of visit", "as of"),
-)
-
-_NAEGELE = Source(
-    citation="Naegele FC. Erfahrungen und Abhandlungen aus dem Gebiete der Krankheiten des weiblichen "
-    "Geschlechtes. Mannheim: Loeffler; 1812. American College of Obstetricians and Gynecologists. Methods for "
-    "estimating the due date. Committee Opinion No. 700. Obstet Gynecol 2017;129:e150-e154 (due date 280 days "
-    "after the first day of the LMP; for a cycle other than 28 days, the dates move by the difference).",
-)
+LMP = _DATA.input("lmp")
+CYCLE = _DATA.input("cycle")
+CURRENT_DATE = _DATA.input("current_date")
 
 
 def _cycle(v: Values, steps: Steps) -> int:
@@ -83,17 +57,7 @@ def _due(v: Values, steps: Steps) -> float:
     return float(days)
 
 
-DUE_DATE = Calculator(
-    name="estimated_due_date",
-    title="Estimated due date (Naegele's rule)",
-    inputs=(LMP, CYCLE),
-    unit="days after the LMP",
-    source=_NAEGELE,
-    compute=_due,
-    synonyms=("estimated due date", "edd", "due date", "naegele", "naegele's rule", "estimated date of delivery"),
-    indications=("due date", "pregnancy dating", "expected delivery date"),
-    digits=0,
-)
+DUE_DATE = _DATA.calculator("estimated_due_date", inputs=(LMP, CYCLE), compute=_due)
 
 
 def _conception(v: Values, steps: Steps) -> float:
@@ -108,17 +72,7 @@ def _conception(v: Values, steps: Steps) -> float:
     return float(days)
 
 
-CONCEPTION_DATE = Calculator(
-    name="estimated_conception_date",
-    title="Estimated conception date",
-    inputs=(LMP, CYCLE),
-    unit="days after the LMP",
-    source=_NAEGELE,
-    compute=_conception,
-    synonyms=("estimated conception date", "conception date", "date of conception", "fertilization date"),
-    indications=("date of conception", "pregnancy dating"),
-    digits=0,
-)
+CONCEPTION_DATE = _DATA.calculator("estimated_conception_date", inputs=(LMP, CYCLE), compute=_conception)
 
 
 def _weeks_days(days: int) -> str:
@@ -144,32 +98,6 @@ def _gestational_age(v: Values, steps: Steps) -> float:
     return float(days)
 
 
-GESTATIONAL_AGE = Calculator(
-    name="gestational_age",
-    title="Gestational age from the last menstrual period",
-    inputs=(LMP, CURRENT_DATE),
-    unit="days",
-    source=Source(
-        citation="American College of Obstetricians and Gynecologists. Methods for estimating the due date. "
-        "Committee Opinion No. 700. Obstet Gynecol 2017;129:e150-e154 (gestational age counted from the first day "
-        "of the LMP).",
-        bands_citation="American College of Obstetricians and Gynecologists. Definition of term pregnancy. "
-        "Committee Opinion No. 579. Obstet Gynecol 2013;122:1139-1140 (early, full, late and post-term); "
-        "trimesters: first to 13 6/7 weeks, second 14 0/7 to 27 6/7 weeks, third from 28 0/7 weeks.",
-    ),
-    compute=_gestational_age,
-    bands=(
-        Band(high=14 * 7, label="first trimester", meaning="before 14 0/7 weeks"),
-        Band(low=14 * 7, high=28 * 7, label="second trimester", meaning="14 0/7 to 27 6/7 weeks"),
-        Band(low=28 * 7, high=37 * 7, label="third trimester, preterm", meaning="28 0/7 to 36 6/7 weeks"),
-        Band(low=37 * 7, high=39 * 7, label="early term", meaning="37 0/7 to 38 6/7 weeks"),
-        Band(low=39 * 7, high=41 * 7, label="full term", meaning="39 0/7 to 40 6/7 weeks"),
-        Band(low=41 * 7, high=42 * 7, label="late term", meaning="41 0/7 to 41 6/7 weeks"),
-        Band(low=42 * 7, label="post-term", meaning="42 0/7 weeks and beyond"),
-    ),
-    synonyms=("gestational age", "ga", "weeks pregnant", "weeks of gestation", "pregnancy weeks"),
-    indications=("how far along a pregnancy is", "pregnancy dating", "gestational age"),
-    digits=0,
-)
+GESTATIONAL_AGE = _DATA.calculator("gestational_age", inputs=(LMP, CURRENT_DATE), compute=_gestational_age)
 
 CALCULATORS = (DUE_DATE, CONCEPTION_DATE, GESTATIONAL_AGE)

@@ -18,39 +18,14 @@ from __future__ import annotations
 
 from clinrag.calculators.anthropometry import HEIGHT, WEIGHT
 from clinrag.calculators.common import SEX
-from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import CalculatorInputError, Steps, Values
 from clinrag.calculators.units import convert
 
-CREATININE = Input(
-    name="creatinine",
-    label="serum creatinine",
-    unit="mg/dL",
-    substance="creatinine",
-    minimum=0.1,
-    maximum=30,
-    synonyms=("creatinine", "Cr", "Creat", "SCr", "serum creatinine", "plasma creatinine"),
-)
-AGE_ADULT = Input(
-    name="age",
-    label="age (adults, the equations' population)",
-    unit="year",
-    minimum=18,
-    maximum=120,
-    synonyms=("age", "years old", "yo", "y/o"),
-)
+_DATA = content(__name__)
 
-KDIGO_GFR_BANDS = (
-    Band(high=15, label="G5", meaning="kidney failure (GFR < 15)"),
-    Band(low=15, high=30, label="G4", meaning="severely decreased GFR (15-29)"),
-    Band(low=30, high=45, label="G3b", meaning="moderately to severely decreased GFR (30-44)"),
-    Band(low=45, high=60, label="G3a", meaning="mildly to moderately decreased GFR (45-59)"),
-    Band(low=60, high=90, label="G2", meaning="mildly decreased GFR (60-89); CKD only with markers of kidney damage"),
-    Band(low=90, label="G1", meaning="normal or high GFR (≥ 90); CKD only with markers of kidney damage"),
-)
-KDIGO_2012 = (
-    "Kidney Disease: Improving Global Outcomes (KDIGO) CKD Work Group. KDIGO 2012 clinical practice guideline for "
-    "the evaluation and management of chronic kidney disease. Kidney Int Suppl 2013;3:1-150 (GFR categories G1-G5)."
-)
+CREATININE = _DATA.input("creatinine")
+AGE_ADULT = _DATA.input("age_adult")
 
 
 def _female(v: Values) -> bool:
@@ -77,32 +52,10 @@ def _ckd_epi_2021(v: Values, steps: Steps) -> float:
     return float(value)
 
 
-CKD_EPI_2021 = Calculator(
-    name="ckd_epi_2021",
-    title="eGFR, CKD-EPI 2021 creatinine equation (race-free)",
-    inputs=(AGE_ADULT, SEX, CREATININE),
-    unit="mL/min/1.73 m²",
-    source=Source(
-        citation="Inker LA, Eneanya ND, Coresh J, et al. New creatinine- and cystatin C-based equations to estimate "
-        "GFR without race. N Engl J Med 2021;385:1737-1749.",
-        url="https://doi.org/10.1056/NEJMoa2102953",
-        bands_citation=KDIGO_2012,
-    ),
-    compute=_ckd_epi_2021,
-    bands=KDIGO_GFR_BANDS,
-    synonyms=("CKD-EPI", "CKD-EPI 2021", "eGFR", "estimated GFR", "glomerular filtration rate", "GFR"),
-    indications=("kidney function", "renal function", "CKD staging", "chronic kidney disease", "drug dosing"),
-    digits=0,
-)
+CKD_EPI_2021 = _DATA.calculator("ckd_epi_2021", inputs=(AGE_ADULT, SEX, CREATININE), compute=_ckd_epi_2021)
 
 
-BLACK = Input(
-    name="black",
-    label="Black race (the 2006 equation's ×1.212; race-free estimates are recommended, Delgado 2021)",
-    kind="boolean",
-    required=False,
-    synonyms=("Black", "African American"),
-)
+BLACK = _DATA.input("black")
 
 
 def _mdrd(v: Values, steps: Steps) -> float:
@@ -125,34 +78,10 @@ def _mdrd(v: Values, steps: Steps) -> float:
     return float(value)
 
 
-MDRD = Calculator(
-    name="mdrd_gfr",
-    title="eGFR, MDRD Study equation (IDMS-traceable creatinine, 175)",
-    inputs=(AGE_ADULT, SEX, CREATININE, BLACK),
-    unit="mL/min/1.73 m²",
-    source=Source(
-        citation="Levey AS, Coresh J, Greene T, et al. Using standardized serum creatinine values in the Modification "
-        "of Diet in Renal Disease Study equation for estimating glomerular filtration rate. Ann Intern Med "
-        "2006;145:247-254.",
-        url="https://doi.org/10.7326/0003-4819-145-4-200608150-00004",
-        bands_citation=KDIGO_2012,
-    ),
-    compute=_mdrd,
-    bands=KDIGO_GFR_BANDS,
-    synonyms=("MDRD", "MDRD GFR", "MDRD eGFR", "4-variable MDRD", "Modification of Diet in Renal Disease"),
-    indications=("kidney function", "renal function", "CKD staging", "chronic kidney disease"),
-    digits=0,
-)
+MDRD = _DATA.calculator("mdrd_gfr", inputs=(AGE_ADULT, SEX, CREATININE, BLACK), compute=_mdrd)
 
 
-WEIGHT_BASIS = Input(
-    name="weight_basis",
-    label="weight used: actual (Cockcroft-Gault 1976) or by_bmi (MDCalc: actual, ideal or adjusted by BMI)",
-    kind="choice",
-    choices=("actual", "by_bmi"),
-    default="actual",
-    default_rule="Cockcroft and Gault (1976) derived the equation with actual body weight",
-)
+WEIGHT_BASIS = _DATA.input("weight_basis")
 CG_HEIGHT = HEIGHT.model_copy(
     update={"required": False, "label": "height (to choose the weight by BMI)", "minimum": 120}
 )
@@ -225,63 +154,14 @@ def _cockcroft_gault(v: Values, steps: Steps) -> float:
     return value
 
 
-COCKCROFT_GAULT = Calculator(
-    name="cockcroft_gault",
-    title="Creatinine clearance, Cockcroft-Gault equation",
-    inputs=(AGE_ADULT, SEX, WEIGHT, CREATININE, CG_HEIGHT, WEIGHT_BASIS),
-    unit="mL/min",
-    source=Source(
-        citation="Cockcroft DW, Gault MH. Prediction of creatinine clearance from serum creatinine. Nephron "
-        "1976;16:31-41. Ideal body weight: Devine BJ. Gentamicin therapy. Drug Intell Clin Pharm 1974;8:650-655. "
-        "Weight by BMI (weight_basis by_bmi): the MDCalc convention (Winter MA, Guhr KN, Berg GM. Impact of various "
-        "body weights and serum creatinine concentrations on the bias and accuracy of the Cockcroft-Gault equation. "
-        "Pharmacotherapy 2012;32:604-612).",
-        url="https://doi.org/10.1159/000180580",
-        bands_citation="U.S. Food and Drug Administration. Pharmacokinetics in patients with impaired renal function "
-        "- study design, data analysis, and impact on dosing. Guidance for industry, 2020 (renal function categories "
-        "by creatinine clearance).",
-    ),
-    compute=_cockcroft_gault,
-    bands=(
-        Band(high=15, label="kidney failure", meaning="CrCl < 15 mL/min"),
-        Band(low=15, high=30, label="severely decreased", meaning="CrCl 15-29 mL/min"),
-        Band(low=30, high=60, label="moderately decreased", meaning="CrCl 30-59 mL/min"),
-        Band(low=60, high=90, label="mildly decreased", meaning="CrCl 60-89 mL/min"),
-        Band(low=90, label="normal", meaning="CrCl ≥ 90 mL/min"),
-    ),
-    synonyms=("Cockcroft-Gault", "Cockcroft Gault", "CrCl", "creatinine clearance", "CG"),
-    indications=("kidney function", "renal drug dosing", "drug dosing", "renal function"),
-    digits=0,
+COCKCROFT_GAULT = _DATA.calculator(
+    "cockcroft_gault", inputs=(AGE_ADULT, SEX, WEIGHT, CREATININE, CG_HEIGHT, WEIGHT_BASIS), compute=_cockcroft_gault
 )
 
 
-SODIUM = Input(
-    name="sodium",
-    label="serum sodium",
-    unit="mmol/L",
-    substance="sodium",
-    minimum=90,
-    maximum=200,
-    synonyms=("sodium", "Na", "serum sodium", "plasma sodium"),
-)
-URINE_SODIUM = Input(
-    name="urine_sodium",
-    label="urine sodium",
-    unit="mmol/L",
-    substance="sodium",
-    minimum=1,
-    maximum=400,
-    synonyms=("urine sodium", "UNa", "urinary sodium", "spot urine sodium"),
-)
-URINE_CREATININE = Input(
-    name="urine_creatinine",
-    label="urine creatinine",
-    unit="mg/dL",
-    substance="creatinine",
-    minimum=1,
-    maximum=1000,
-    synonyms=("urine creatinine", "UCr", "urinary creatinine", "spot urine creatinine"),
-)
+SODIUM = _DATA.input("sodium")
+URINE_SODIUM = _DATA.input("urine_sodium")
+URINE_CREATININE = _DATA.input("urine_creatinine")
 
 
 def _fena(v: Values, steps: Steps) -> float:
@@ -295,33 +175,6 @@ def _fena(v: Values, steps: Steps) -> float:
     return float(value)
 
 
-FENA = Calculator(
-    name="fena",
-    title="Fractional excretion of sodium (FENa)",
-    inputs=(SODIUM, CREATININE, URINE_SODIUM, URINE_CREATININE),
-    unit="%",
-    source=Source(
-        citation="Espinel CH. The FENa test: use in the differential diagnosis of acute renal failure. JAMA "
-        "1976;236:579-581.",
-        url="https://doi.org/10.1001/jama.1976.03270060029022",
-        bands_citation="Espinel 1976 (< 1% prerenal); Miller TR, Anderson RJ, Linas SL, et al. Urinary diagnostic "
-        "indices in acute renal failure: a prospective study. Ann Intern Med 1978;89:47-50; Steiner RW. Interpreting "
-        "the fractional excretion of sodium. Am J Med 1984;77:699-702 (diuretics, CKD, contrast and pigment "
-        "nephropathy confound it).",
-    ),
-    compute=_fena,
-    bands=(
-        Band(high=1, label="prerenal", meaning="FENa < 1%: prerenal azotaemia (sodium avidly reabsorbed)"),
-        Band(low=1, high=2, label="indeterminate", meaning="FENa 1-2%: either prerenal or intrinsic"),
-        Band(
-            low=2,
-            label="intrinsic renal",
-            meaning="FENa ≥ 2%: intrinsic renal injury such as acute tubular necrosis (or diuretics, CKD)",
-        ),
-    ),
-    synonyms=("FENa", "FE Na", "fractional excretion of sodium", "fractional sodium excretion"),
-    indications=("acute kidney injury", "prerenal vs intrinsic AKI", "AKI", "acute tubular necrosis"),
-    digits=2,
-)
+FENA = _DATA.calculator("fena", inputs=(SODIUM, CREATININE, URINE_SODIUM, URINE_CREATININE), compute=_fena)
 
 CALCULATORS = (CKD_EPI_2021, MDRD, COCKCROFT_GAULT, FENA)

@@ -13,7 +13,10 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from clinrag.calculators.spec import Band, Calculator, Input, Source, Steps, Values
+from clinrag.calculators.content import content
+from clinrag.calculators.spec import Input, Steps, Values
+
+_DATA = content(__name__)
 
 _ABSENT = (
     "a condition not documented counts as absent (Charlson 1987: the index sums the weights of the conditions present)"
@@ -86,41 +89,12 @@ GRADED: Final = {
 damage 2, diet alone not counted; any tumour 2, metastatic solid tumour 6)."""
 
 _GRADED_INPUTS = (
-    Input(
-        name="liver_disease",
-        label="liver disease (mild: chronic hepatitis or cirrhosis without portal hypertension; moderate to severe: "
-        "cirrhosis with portal hypertension)",
-        kind="choice",
-        choices=tuple(GRADED["liver_disease"]),
-        required=False,
-        default="none",
-        default_rule=_ABSENT,
-        synonyms=("cirrhosis", "chronic hepatitis", "portal hypertension", "varices"),
-    ),
-    Input(
-        name="diabetes",
-        label="diabetes mellitus (diet-controlled: not counted; uncomplicated; or with end-organ damage: retinopathy, "
-        "nephropathy, neuropathy)",
-        kind="choice",
-        choices=tuple(GRADED["diabetes"]),
-        required=False,
-        default="none",
-        default_rule=_ABSENT,
-        synonyms=("DM", "diabetes", "T2DM", "T1DM", "diabetic"),
-    ),
-    Input(
-        name="solid_tumor",
-        label="solid tumour (localized, or metastatic)",
-        kind="choice",
-        choices=tuple(GRADED["solid_tumor"]),
-        required=False,
-        default="none",
-        default_rule=_ABSENT,
-        synonyms=("cancer", "malignancy", "tumor", "metastases", "metastatic cancer"),
-    ),
+    _DATA.input("liver_disease", choices=tuple(GRADED["liver_disease"])),
+    _DATA.input("diabetes", choices=tuple(GRADED["diabetes"])),
+    _DATA.input("solid_tumor", choices=tuple(GRADED["solid_tumor"])),
 )
 
-AGE = Input(name="age", label="age", unit="year", minimum=18, maximum=120, synonyms=("age", "years old"))
+AGE = _DATA.input("age")
 
 
 def _condition_input(condition: Condition) -> Input:
@@ -185,32 +159,14 @@ def _charlson(v: Values, steps: Steps) -> float:
     return total
 
 
-CHARLSON = Calculator(
-    name="charlson_comorbidity_index",
-    title="Charlson comorbidity index (age-combined)",
+CHARLSON = _DATA.calculator(
+    "charlson_comorbidity_index",
     inputs=(
         AGE,
         *(_condition_input(condition) for condition in CONDITIONS),
         *_GRADED_INPUTS,
     ),
-    unit="points",
-    source=Source(
-        citation="Charlson ME, Pompei P, Ales KL, MacKenzie CR. A new method of classifying prognostic comorbidity "
-        "in longitudinal studies: development and validation. J Chronic Dis 1987;40:373-383.",
-        bands_citation="Charlson 1987 (age-combined score, and the 10-year survival 0.983^(e^(0.9 × score)) of its "
-        "validation cohort); Charlson M, Szatrowski TP, Peterson J, Gold J. Validation of a combined comorbidity "
-        "index. J Clin Epidemiol 1994;47:1245-1251.",
-    ),
     compute=_charlson,
-    bands=(
-        Band(high=1, label="score 0", meaning="estimated 10-year survival 98%"),
-        Band(low=1, high=3, label="score 1-2", meaning="estimated 10-year survival 96% to 90%"),
-        Band(low=3, high=5, label="score 3-4", meaning="estimated 10-year survival 77% to 53%"),
-        Band(low=5, label="score 5 or more", meaning="estimated 10-year survival 21% or less"),
-    ),
-    synonyms=("charlson comorbidity index", "charlson", "cci", "charlson score", "comorbidity index"),
-    indications=("comorbidity burden", "10-year survival", "long-term mortality risk", "life expectancy"),
-    digits=0,
 )
 
 
@@ -280,31 +236,7 @@ def _gad7(v: Values, steps: Steps) -> float:
     return _sum_items(GAD7_ITEMS, v, steps)
 
 
-GAD7 = Calculator(
-    name="gad7",
-    title="GAD-7 anxiety severity",
-    inputs=tuple(_item_input(item) for item in GAD7_ITEMS),
-    unit="points",
-    source=Source(
-        citation="Spitzer RL, Kroenke K, Williams JBW, Löwe B. A brief measure for assessing generalized anxiety "
-        "disorder: the GAD-7. Arch Intern Med 2006;166:1092-1097.",
-    ),
-    compute=_gad7,
-    bands=(
-        Band(high=5, label="minimal anxiety", meaning="0-4"),
-        Band(low=5, high=10, label="mild anxiety", meaning="5-9"),
-        Band(
-            low=10,
-            high=15,
-            label="moderate anxiety",
-            meaning="10-14; 10 or more: probable generalized anxiety disorder, further evaluation",
-        ),
-        Band(low=15, label="severe anxiety", meaning="15-21"),
-    ),
-    synonyms=("gad-7", "gad7", "generalized anxiety disorder 7", "anxiety score"),
-    indications=("anxiety severity", "generalized anxiety disorder screening", "anxiety screening"),
-    digits=0,
-)
+GAD7 = _DATA.calculator("gad7", inputs=tuple(_item_input(item) for item in GAD7_ITEMS), compute=_gad7)
 
 
 def _phq9(v: Values, steps: Steps) -> float:
@@ -314,26 +246,6 @@ def _phq9(v: Values, steps: Steps) -> float:
     return total
 
 
-PHQ9 = Calculator(
-    name="phq9",
-    title="PHQ-9 depression severity",
-    inputs=tuple(_item_input(item) for item in PHQ9_ITEMS),
-    unit="points",
-    source=Source(
-        citation="Kroenke K, Spitzer RL, Williams JBW. The PHQ-9: validity of a brief depression severity measure. "
-        "J Gen Intern Med 2001;16:606-613.",
-    ),
-    compute=_phq9,
-    bands=(
-        Band(high=5, label="minimal depression", meaning="0-4"),
-        Band(low=5, high=10, label="mild depression", meaning="5-9"),
-        Band(low=10, high=15, label="moderate depression", meaning="10-14"),
-        Band(low=15, high=20, label="moderately severe depression", meaning="15-19"),
-        Band(low=20, label="severe depression", meaning="20-27"),
-    ),
-    synonyms=("phq-9", "phq9", "patient health questionnaire 9", "depression score"),
-    indications=("depression severity", "depression screening", "depression monitoring"),
-    digits=0,
-)
+PHQ9 = _DATA.calculator("phq9", inputs=tuple(_item_input(item) for item in PHQ9_ITEMS), compute=_phq9)
 
 CALCULATORS = (CHARLSON, GAD7, PHQ9)
