@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, Literal, TypeVar
 
@@ -35,16 +35,18 @@ from starlette.concurrency import run_in_threadpool
 
 from clinrag.access.identity import TokenVerifier
 from clinrag.access.policy import PolicyEngine
-from clinrag.errors import AuthenticationError
+from clinrag.errors import AuthenticationError, ClinragError
 from clinrag.federation.audit import AuditEntry, AuditLog, question_hash
 from clinrag.federation.config import NodeConfig
 from clinrag.federation.population_node import answer_population, answer_vocabulary
 from clinrag.federation.protocol import (
     API_VERSION,
+    Denial,
     Health,
     InvalidRequest,
     LeafInfo,
     Manifest,
+    PathError,
     PopulationRequest,
     PopulationResponse,
     Problem,
@@ -78,6 +80,7 @@ quick succession cost one signature check."""
 REMEMBERED_TOKENS = 4096
 bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token from a trusted identity provider.")
 RefusalOutcome = Literal["unauthenticated", "too_large", "invalid", "rate_limited"]
+AnswerOutcome = Literal["ok", "denied", "error"]
 _Body = TypeVar("_Body", bound=BaseModel)
 
 
@@ -151,6 +154,48 @@ class Node:
             sync=False,
         )
 
+    def answered(
+        self,
+        actor: Actor,
+        outcome: AnswerOutcome,
+        mode: str,
+        searched: Iterable[str],
+        denied: Iterable[Denial],
+        *,
+        question_sha256: str = "",
+        returned: Iterable[str] = (),
+        patients: Iterable[int] = (),
+        detail: str = "",
+    ) -> None:
+        """Audit a request answered (200) to ``actor``: the leaves searched and denied, and what the reply names —
+        hashes and ids, never text."""
+        self.audit.record(
+            AuditEntry(
+                node=self.config.org,
+                subject=actor.subject,
+                org=actor.org,
+                role=actor.role,
+                outcome=outcome,
+                status=200,
+                question_sha256=question_sha256,
+                mode=mode,
+                searched=tuple(searched),
+                denied=tuple(denial.path for denial in denied),
+                returned=tuple(returned),
+                patients=tuple(patients),
+                detail=detail,
+            )
+        )
+
+    def failure(self, exc: Exception, mode: str, work: str) -> PathError:
+        """The error a request's part answers with when its ``work`` (count, ranking) raised ``exc``: a
+        `ClinragError`'s message; anything else logged and named by its type alone — a failure costs this node's
+        part, never a server error."""
+        if isinstance(exc, ClinragError):
+            return PathError(path=self.config.org, message=str(exc))
+        log.error("%s node=%s failed: %s", mode, self.config.org, type(exc).__name__)
+        return PathError(path=self.config.org, message=f"{work} failed ({type(exc).__name__})")
+
     def _remembered(self, token: str, now: float) -> Actor | None:
         with self._verified_lock:
             remembered = self._verified.get(token)
@@ -214,21 +259,15 @@ class Node:
         patients are theirs and those the reply offers as choices for a name (their names are disclosed too)."""
         gate_denied = not response.leaves_searched and bool(response.denied) and not response.errors
         offered = {choice.subject_id for name in response.names for choice in name.choices}
-        self.audit.record(
-            AuditEntry(
-                node=self.config.org,
-                subject=actor.subject,
-                org=actor.org,
-                role=actor.role,
-                outcome="denied" if gate_denied else "ok",
-                status=200,
-                question_sha256=question_hash(request.query),
-                mode=request.mode,
-                searched=tuple(response.searched),
-                denied=tuple(denial.path for denial in response.denied),
-                returned=tuple(chunk.chunk_id for chunk in returned),
-                patients=tuple(sorted({c.subject_id for c in returned if c.subject_id is not None} | offered)),
-            )
+        self.answered(
+            actor,
+            "denied" if gate_denied else "ok",
+            request.mode,
+            response.searched,
+            response.denied,
+            question_sha256=question_hash(request.query),
+            returned=(chunk.chunk_id for chunk in returned),
+            patients=sorted({c.subject_id for c in returned if c.subject_id is not None} | offered),
         )
         log.info(
             "retrieve node=%s subject=%s searched=%d denied=%d returned=%d",

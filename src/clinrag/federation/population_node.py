@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING
 
 from clinrag.access.policy import PolicyEngine
 from clinrag.errors import ClinragError
-from clinrag.federation.audit import AuditEntry, question_hash
+from clinrag.federation.audit import question_hash
 from clinrag.federation.config import LeafSpec, RouterSpec
 from clinrag.federation.protocol import (
     Denial,
-    PathError,
     PopulationRequest,
     PopulationResponse,
     VocabularyResponse,
@@ -38,7 +37,7 @@ from clinrag.population.node import count_at_node, node_terms
 from clinrag.types import Actor, Chunk
 
 if TYPE_CHECKING:
-    from clinrag.federation.node import Node
+    from clinrag.federation.node import AnswerOutcome, Node
 
 log = logging.getLogger("clinrag.node")
 
@@ -97,32 +96,22 @@ def answer_population(node: Node, actor: Actor, request: PopulationRequest, min_
                 may_see=cedar_may_see(node.engine, actor),
             )
             response = response.model_copy(update={"aggregate": counted, "counted": allowed.paths})
-        except ClinragError as exc:
-            response.errors.append(PathError(path=node.config.org, message=str(exc)))
         except Exception as exc:  # a failed count costs this node's part, never a server error
-            log.error("population node=%s failed: %s", node.config.org, type(exc).__name__)
-            response.errors.append(PathError(path=node.config.org, message=f"count failed ({type(exc).__name__})"))
+            response.errors.append(node.failure(exc, "population", "count"))
     response.timings["total"] = time.perf_counter() - started
     aggregate = response.aggregate
-    outcome = "ok" if allowed.depts else "denied"
+    outcome: AnswerOutcome = "ok" if allowed.depts else "denied"
     if response.errors:
         outcome = "error"
     status = aggregate.status if aggregate is not None else outcome
-    node.audit.record(
-        AuditEntry(
-            node=node.config.org,
-            subject=actor.subject,
-            org=actor.org,
-            role=actor.role,
-            outcome=outcome,
-            status=200,
-            question_sha256=question_hash(request.query.model_dump_json()),
-            mode="population",
-            searched=tuple(response.counted),
-            denied=tuple(d.path for d in response.denied),
-            detail=f"population {status}"
-            + (f": {aggregate.reason}" if aggregate is not None and aggregate.reason else ""),
-        )
+    node.answered(
+        actor,
+        outcome,
+        "population",
+        response.counted,
+        response.denied,
+        question_sha256=question_hash(request.query.model_dump_json()),
+        detail=f"population {status}" + (f": {aggregate.reason}" if aggregate is not None and aggregate.reason else ""),
     )
     log.info(
         "population node=%s subject=%s counted=%d denied=%d status=%s",
@@ -146,17 +135,5 @@ def answer_vocabulary(node: Node, actor: Actor) -> VocabularyResponse:
             ).model_copy(update={"name": node.config.name})
         except ClinragError as exc:  # no population tables: nothing to name here
             log.warning("vocabulary node=%s: %s", node.config.org, type(exc).__name__)
-    node.audit.record(
-        AuditEntry(
-            node=node.config.org,
-            subject=actor.subject,
-            org=actor.org,
-            role=actor.role,
-            outcome="ok" if allowed.depts else "denied",
-            status=200,
-            mode="vocabulary",
-            searched=tuple(allowed.paths),
-            denied=tuple(d.path for d in allowed.denied),
-        )
-    )
+    node.answered(actor, "ok" if allowed.depts else "denied", "vocabulary", allowed.paths, allowed.denied)
     return VocabularyResponse(node=node.config.org, terms=terms, denied=allowed.denied)

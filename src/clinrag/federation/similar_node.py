@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from clinrag.errors import ClinragError
-from clinrag.federation.audit import AuditEntry, question_hash
+from clinrag.federation.audit import question_hash
 from clinrag.federation.population_node import reach
 from clinrag.federation.protocol import (
     KindSets,
-    PathError,
     SharedCode,
     SimilarMatch,
     SimilarRequest,
@@ -42,7 +40,7 @@ from clinrag.retrieve.patients import PatientRegistry
 from clinrag.types import Actor
 
 if TYPE_CHECKING:
-    from clinrag.federation.node import Node
+    from clinrag.federation.node import AnswerOutcome, Node
 
 log = logging.getLogger("clinrag.node")
 
@@ -159,29 +157,20 @@ def answer_similar(node: Node, actor: Actor, request: SimilarRequest) -> Similar
         try:
             response = _rank(node, actor, request, allowed.depts)
             response.searched = list(allowed.paths)
-        except ClinragError as exc:
-            response.errors.append(PathError(path=node.config.org, message=str(exc)))
         except Exception as exc:  # a failed ranking costs this node's part, never a server error
-            log.error("similar node=%s failed: %s", node.config.org, type(exc).__name__)
-            response.errors.append(PathError(path=node.config.org, message=f"ranking failed ({type(exc).__name__})"))
+            response.errors.append(node.failure(exc, "similar", "ranking"))
     response.denied = allowed.denied
     response.timings["total"] = time.perf_counter() - started
-    outcome = "error" if response.errors else ("ok" if allowed.depts else "denied")
-    node.audit.record(
-        AuditEntry(
-            node=node.config.org,
-            subject=actor.subject,
-            org=actor.org,
-            role=actor.role,
-            outcome=outcome,
-            status=200,
-            question_sha256=question_hash(request.model_dump_json()),
-            mode="similar",
-            searched=tuple(response.searched),
-            denied=tuple(d.path for d in response.denied),
-            patients=tuple(dict.fromkeys(m.subject_id for m in response.matches)),
-            detail=f"similar {len(response.matches)} {request.per}s",
-        )
+    outcome: AnswerOutcome = "error" if response.errors else ("ok" if allowed.depts else "denied")
+    node.answered(
+        actor,
+        outcome,
+        "similar",
+        response.searched,
+        response.denied,
+        question_sha256=question_hash(request.model_dump_json()),
+        patients=dict.fromkeys(m.subject_id for m in response.matches),
+        detail=f"similar {len(response.matches)} {request.per}s",
     )
     log.info(
         "similar node=%s subject=%s searched=%d denied=%d matches=%d",
