@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from clinrag.calculators.common import criterion
 from clinrag.calculators.content import content
 from clinrag.calculators.spec import Band, Calculator, CalculatorInputError, Input, Source, Steps, Values
 
@@ -32,14 +33,8 @@ Item = tuple[Input, float]
 
 def _criterion(name: str, label: str, source: str, *synonyms: str) -> Input:
     """A yes/no criterion scored only when present; not given, it counts as absent by the score's own rule."""
-    return Input(
-        name=name,
-        label=label,
-        kind="boolean",
-        default=False,
-        default_rule=f"a criterion not documented scores 0: {source} gives points only for criteria present",
-        synonyms=synonyms,
-    )
+    rule = f"a criterion not documented scores 0: {source} gives points only for criteria present"
+    return criterion(name, label, synonyms, rule)
 
 
 def _age(maximum: float = 120, minimum: float = 0) -> Input:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clinrag.calculators.common import SEX
+from clinrag.calculators.common import SEX, criterion, flag
 from clinrag.calculators.content import content
 from clinrag.calculators.spec import CalculatorInputError, Input, Steps, Values
 
@@ -44,11 +44,6 @@ BILIRUBIN = _DATA.input("bilirubin")
 BUN = _DATA.input("bun")
 UREA = BUN.model_copy(update={"unit": "mmol/L", "minimum": 0.3, "maximum": 110})
 """Urea in mmol/L (the CURB-65 and Glasgow-Blatchford sources' unit); a BUN in mg/dL converts as urea nitrogen."""
-
-
-def criterion(name: str, label: str, synonyms: tuple[str, ...], rule: str) -> Input:
-    """A yes/no criterion that counts as absent unless documented, by ``rule`` (the score's own)."""
-    return Input(name=name, label=label, kind="boolean", default=False, default_rule=rule, synonyms=synonyms)
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
@@ -94,10 +89,6 @@ def mean_arterial_pressure(v: Values, steps: Steps) -> float:
     value = float((systolic + 2 * diastolic) / 3)
     steps.add(f"MAP = (systolic + 2 × diastolic) / 3 = ({systolic:g} + 2 × {diastolic:g}) / 3 = {value:.1f} mmHg")
     return value
-
-
-def _flag(steps: Steps, label: str, present: bool, points: float, total: float) -> float:
-    return steps.points(f"{label}: {'yes' if present else 'no'}", points if present else 0, total)
 
 
 # --- APACHE II -----------------------------------------------------------------------------------------------------
@@ -331,9 +322,9 @@ SOFA = _DATA.calculator(
 
 
 def _qsofa(v: Values, steps: Steps) -> float:
-    total = _flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 22/min", v["respiratory_rate"] >= 22, 1, 0)
-    total = _flag(steps, "altered mentation (GCS < 15)", v["altered_mentation"], 1, total)
-    return _flag(steps, f"systolic BP {v['systolic_bp']:g} ≤ 100 mmHg", v["systolic_bp"] <= 100, 1, total)
+    total = flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 22/min", v["respiratory_rate"] >= 22, 1, 0)
+    total = flag(steps, "altered mentation (GCS < 15)", v["altered_mentation"], 1, total)
+    return flag(steps, f"systolic BP {v['systolic_bp']:g} ≤ 100 mmHg", v["systolic_bp"] <= 100, 1, total)
 
 
 QSOFA = _DATA.calculator(
@@ -358,18 +349,18 @@ QSOFA = _DATA.calculator(
 
 def _sirs(v: Values, steps: Steps) -> float:
     temperature = v["temperature"]
-    total = _flag(steps, f"temperature {temperature:g} °C > 38 or < 36", temperature > 38 or temperature < 36, 1, 0)
-    total = _flag(steps, f"heart rate {v['heart_rate']:g} > 90/min", v["heart_rate"] > 90, 1, total)
+    total = flag(steps, f"temperature {temperature:g} °C > 38 or < 36", temperature > 38 or temperature < 36, 1, 0)
+    total = flag(steps, f"heart rate {v['heart_rate']:g} > 90/min", v["heart_rate"] > 90, 1, total)
     paco2 = v.get("paco2")
     breathing = v["respiratory_rate"] > 20 or (paco2 is not None and paco2 < 32)
     words = f"respiratory rate {v['respiratory_rate']:g} > 20/min" + (
         f" or PaCO₂ {paco2:g} < 32 mmHg" if paco2 is not None else ""
     )
-    total = _flag(steps, words, breathing, 1, total)
+    total = flag(steps, words, breathing, 1, total)
     wbc, bands = v["wbc"], v.get("bands")
     white = wbc > 12 or wbc < 4 or (bands is not None and bands > 10)
     words = f"white cells {wbc:g} × 10⁹/L > 12 or < 4" + (f", or bands {bands:g}% > 10%" if bands is not None else "")
-    return _flag(steps, words, white, 1, total)
+    return flag(steps, words, white, 1, total)
 
 
 SIRS = _DATA.calculator(
@@ -414,19 +405,19 @@ GLASGOW_COMA_SCALE = _DATA.calculator(
 
 
 def _curb_65(v: Values, steps: Steps) -> float:
-    total = _flag(steps, "confusion", v["confusion"], 1, 0)
-    total = _flag(steps, f"urea {v['bun']:g} mmol/L > 7", v["bun"] > 7, 1, total)
-    total = _flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 30/min", v["respiratory_rate"] >= 30, 1, total)
+    total = flag(steps, "confusion", v["confusion"], 1, 0)
+    total = flag(steps, f"urea {v['bun']:g} mmol/L > 7", v["bun"] > 7, 1, total)
+    total = flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 30/min", v["respiratory_rate"] >= 30, 1, total)
     check_blood_pressure(v)
     low_bp = v["systolic_bp"] < 90 or v["diastolic_bp"] <= 60
-    total = _flag(
+    total = flag(
         steps,
         f"blood pressure {v['systolic_bp']:g}/{v['diastolic_bp']:g}: systolic < 90 or diastolic ≤ 60",
         low_bp,
         1,
         total,
     )
-    return _flag(steps, f"age {v['age']:g} ≥ 65", v["age"] >= 65, 1, total)
+    return flag(steps, f"age {v['age']:g} ≥ 65", v["age"] >= 65, 1, total)
 
 
 CURB_65 = _DATA.calculator(
@@ -463,19 +454,19 @@ PSI_HISTORY = (
 
 def _psi_findings(v: Values, steps: Steps, total: float) -> float:
     temperature = v["temperature"]
-    total = _flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 30/min", v["respiratory_rate"] >= 30, 20, total)
-    total = _flag(steps, f"systolic BP {v['systolic_bp']:g} < 90 mmHg", v["systolic_bp"] < 90, 20, total)
-    total = _flag(
+    total = flag(steps, f"respiratory rate {v['respiratory_rate']:g} ≥ 30/min", v["respiratory_rate"] >= 30, 20, total)
+    total = flag(steps, f"systolic BP {v['systolic_bp']:g} < 90 mmHg", v["systolic_bp"] < 90, 20, total)
+    total = flag(
         steps, f"temperature {temperature:g} °C < 35 or ≥ 40", temperature < 35 or temperature >= 40, 15, total
     )
-    total = _flag(steps, f"pulse {v['heart_rate']:g} ≥ 125/min", v["heart_rate"] >= 125, 10, total)
-    total = _flag(steps, f"arterial pH {v['ph']:g} < 7.35", v["ph"] < 7.35, 30, total)
-    total = _flag(steps, f"BUN {v['bun']:g} ≥ 30 mg/dL", v["bun"] >= 30, 20, total)
-    total = _flag(steps, f"sodium {v['sodium']:g} < 130 mmol/L", v["sodium"] < 130, 20, total)
-    total = _flag(steps, f"glucose {v['glucose']:g} ≥ 250 mg/dL", v["glucose"] >= 250, 10, total)
-    total = _flag(steps, f"hematocrit {v['hematocrit']:g} < 30%", v["hematocrit"] < 30, 10, total)
-    total = _flag(steps, f"PaO₂ {v['pao2']:g} < 60 mmHg", v["pao2"] < 60, 10, total)
-    return _flag(steps, "pleural effusion", v["pleural_effusion"], 10, total)
+    total = flag(steps, f"pulse {v['heart_rate']:g} ≥ 125/min", v["heart_rate"] >= 125, 10, total)
+    total = flag(steps, f"arterial pH {v['ph']:g} < 7.35", v["ph"] < 7.35, 30, total)
+    total = flag(steps, f"BUN {v['bun']:g} ≥ 30 mg/dL", v["bun"] >= 30, 20, total)
+    total = flag(steps, f"sodium {v['sodium']:g} < 130 mmol/L", v["sodium"] < 130, 20, total)
+    total = flag(steps, f"glucose {v['glucose']:g} ≥ 250 mg/dL", v["glucose"] >= 250, 10, total)
+    total = flag(steps, f"hematocrit {v['hematocrit']:g} < 30%", v["hematocrit"] < 30, 10, total)
+    total = flag(steps, f"PaO₂ {v['pao2']:g} < 60 mmHg", v["pao2"] < 60, 10, total)
+    return flag(steps, "pleural effusion", v["pleural_effusion"], 10, total)
 
 
 def _psi_class_one(v: Values, steps: Steps) -> None:
@@ -495,7 +486,7 @@ def _psi(v: Values, steps: Steps) -> float:
         f"age {v['age']:g}" + (" − 10 (female)" if female else ""), v["age"] - (10 if female else 0), 0
     )
     for name, label, points, _ in PSI_HISTORY:
-        total = _flag(steps, label, v[name], points, total)
+        total = flag(steps, label, v[name], points, total)
     return _psi_findings(v, steps, total)
 
 
@@ -541,10 +532,10 @@ def _centor(v: Values, steps: Steps) -> float:
     age = v["age"]
     age_points = 1 if age < 15 else (0 if age < 45 else -1)
     total = steps.points(f"age {age:g} (3-14: +1, 15-44: 0, ≥ 45: −1)", age_points, 0)
-    total = _flag(steps, "tonsillar exudate or swelling", v["tonsillar_exudate"], 1, total)
-    total = _flag(steps, "tender or swollen anterior cervical nodes", v["tender_anterior_nodes"], 1, total)
-    total = _flag(steps, f"temperature {v['temperature']:g} °C > 38", v["temperature"] > 38, 1, total)
-    return _flag(steps, "cough absent", v["cough_absent"], 1, total)
+    total = flag(steps, "tonsillar exudate or swelling", v["tonsillar_exudate"], 1, total)
+    total = flag(steps, "tender or swollen anterior cervical nodes", v["tender_anterior_nodes"], 1, total)
+    total = flag(steps, f"temperature {v['temperature']:g} °C > 38", v["temperature"] > 38, 1, total)
+    return flag(steps, "cough absent", v["cough_absent"], 1, total)
 
 
 CENTOR = _DATA.calculator(
@@ -593,7 +584,7 @@ FEVERPAIN_ITEMS = (
 def _feverpain(v: Values, steps: Steps) -> float:
     total = 0.0
     for name, label, _ in FEVERPAIN_ITEMS:
-        total = _flag(steps, label, v[name], 1, total)
+        total = flag(steps, label, v[name], 1, total)
     return total
 
 

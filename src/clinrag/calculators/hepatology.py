@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from clinrag.calculators.common import SEX
+from clinrag.calculators.common import SEX, criterion, flag
 from clinrag.calculators.content import content
 from clinrag.calculators.critical_care import (
     AGE,
@@ -24,7 +24,6 @@ from clinrag.calculators.critical_care import (
     SYSTOLIC_BP,
     UREA,
     WBC,
-    criterion,
 )
 from clinrag.calculators.spec import CalculatorInputError, Steps, Values
 
@@ -241,15 +240,11 @@ LDH = _DATA.input("ldh")
 
 
 def _ranson_admission_criteria(v: Values, steps: Steps, total: float) -> float:
-    total = _met(steps, f"age {v['age']:g} > 55 years", v["age"] > 55, total)
-    total = _met(steps, f"white cells {v['wbc']:g} × 10⁹/L > 16", v["wbc"] > 16, total)
-    total = _met(steps, f"glucose {v['glucose']:g} mg/dL > 200", v["glucose"] > 200, total)
-    total = _met(steps, f"LDH {v['ldh']:g} U/L > 350", v["ldh"] > 350, total)
-    return _met(steps, f"AST {v['ast']:g} U/L > 250", v["ast"] > 250, total)
-
-
-def _met(steps: Steps, label: str, met: bool, total: float) -> float:
-    return steps.points(f"{label}: {'yes' if met else 'no'}", 1 if met else 0, total)
+    total = flag(steps, f"age {v['age']:g} > 55 years", v["age"] > 55, 1, total)
+    total = flag(steps, f"white cells {v['wbc']:g} × 10⁹/L > 16", v["wbc"] > 16, 1, total)
+    total = flag(steps, f"glucose {v['glucose']:g} mg/dL > 200", v["glucose"] > 200, 1, total)
+    total = flag(steps, f"LDH {v['ldh']:g} U/L > 350", v["ldh"] > 350, 1, total)
+    return flag(steps, f"AST {v['ast']:g} U/L > 250", v["ast"] > 250, 1, total)
 
 
 def _ranson_admission(v: Values, steps: Steps) -> float:
@@ -261,18 +256,21 @@ def _ranson_admission(v: Values, steps: Steps) -> float:
 def _ranson(v: Values, steps: Steps) -> float:
     total = _ranson_admission_criteria(v, steps, 0)
     fall = v["hematocrit"] - v["hematocrit_48h"]
-    total = _met(
+    total = flag(
         steps,
         f"hematocrit fall {v['hematocrit']:g} → {v['hematocrit_48h']:g}% = {fall:g} > 10 points",
         fall > 10,
+        1,
         total,
     )
     rise = v["bun_48h"] - v["bun"]
-    total = _met(steps, f"BUN rise {v['bun']:g} → {v['bun_48h']:g} mg/dL = {rise:g} > 5", rise > 5, total)
-    total = _met(steps, f"calcium {v['calcium']:g} mg/dL < 8", v["calcium"] < 8, total)
-    total = _met(steps, f"PaO₂ {v['pao2']:g} mmHg < 60", v["pao2"] < 60, total)
-    total = _met(steps, f"base deficit {v['base_deficit']:g} mmol/L > 4", v["base_deficit"] > 4, total)
-    return _met(steps, f"fluid sequestration {v['fluid_sequestration']:g} L > 6", v["fluid_sequestration"] > 6, total)
+    total = flag(steps, f"BUN rise {v['bun']:g} → {v['bun_48h']:g} mg/dL = {rise:g} > 5", rise > 5, 1, total)
+    total = flag(steps, f"calcium {v['calcium']:g} mg/dL < 8", v["calcium"] < 8, 1, total)
+    total = flag(steps, f"PaO₂ {v['pao2']:g} mmHg < 60", v["pao2"] < 60, 1, total)
+    total = flag(steps, f"base deficit {v['base_deficit']:g} mmol/L > 4", v["base_deficit"] > 4, 1, total)
+    return flag(
+        steps, f"fluid sequestration {v['fluid_sequestration']:g} L > 6", v["fluid_sequestration"] > 6, 1, total
+    )
 
 
 RANSON_ADMISSION_INPUTS = (AGE, WBC, GLUCOSE, LDH, AST)
