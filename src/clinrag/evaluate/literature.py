@@ -124,6 +124,20 @@ class LiteratureRecall:
         }
 
 
+def recall_at_10(
+    retriever: Retriever, gold: Sequence[MedlineRecord], questions: Sequence[str], mode: Mode, seconds: list[float]
+) -> float:
+    """Ask ``questions`` (one for each ``gold`` record, in order) in ``mode``: the share whose gold PMID is among
+    the top 10, to 3 places (0.0 with no gold); each search's seconds go into ``seconds``."""
+    hits = 0
+    for record, question in zip(gold, questions, strict=True):
+        started = time.perf_counter()
+        results = retriever.retrieve(question, k=10, mode=mode).hits
+        seconds.append(time.perf_counter() - started)
+        hits += any(h.chunk.citation and h.chunk.citation.pmid == record.pmid for h in results)
+    return round(hits / len(gold), 3) if gold else 0.0
+
+
 def literature_recall(
     node: Path,
     gold: Sequence[MedlineRecord],
@@ -141,14 +155,9 @@ def literature_recall(
     try:
         for filtered in (False, True):
             label = "with filters" if filtered else "plain"
+            questions = [question_of(record, filtered) for record in gold]
             for mode in modes:
-                hits = 0
-                for record in gold:
-                    started = time.perf_counter()
-                    results = retriever.retrieve(question_of(record, filtered), k=10, mode=mode).hits
-                    found.seconds.append(time.perf_counter() - started)
-                    hits += any(h.chunk.citation and h.chunk.citation.pmid == record.pmid for h in results)
-                found.recall.setdefault(label, {})[mode] = round(hits / len(gold), 3) if gold else 0.0
+                found.recall.setdefault(label, {})[mode] = recall_at_10(retriever, gold, questions, mode, found.seconds)
                 done += 1
                 if on_progress is not None:
                     on_progress(done)

@@ -27,13 +27,12 @@ from __future__ import annotations
 import random
 import re
 import string
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from clinrag.evaluate.literature import MODES, question_of
+from clinrag.evaluate.literature import MODES, question_of, recall_at_10
 from clinrag.index.embed import Embedder
 from clinrag.index.store import Mode
 from clinrag.ingest.medline import MedlineRecord
@@ -209,13 +208,7 @@ def spelling_recall(
                     else [question.text for question in misspelt[filtered]]
                 )
                 for mode in modes:
-                    hits = 0
-                    for record, question in zip(gold, questions, strict=True):
-                        started = time.perf_counter()
-                        results = retriever.retrieve(question, k=10, mode=mode).hits
-                        found.seconds.append(time.perf_counter() - started)
-                        hits += any(h.chunk.citation and h.chunk.citation.pmid == record.pmid for h in results)
-                    rate = round(hits / len(gold), 3) if gold else 0.0
+                    rate = recall_at_10(retriever, gold, questions, mode, found.seconds)
                     found.recall.setdefault(label, {}).setdefault(variant, {})[mode] = rate
                     if on_progress is not None:
                         on_progress(f"{label} / {variant} / {mode}: {rate}")
