@@ -15,9 +15,9 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from clinrag.errors import ConfigError
@@ -50,6 +50,16 @@ def _known(name: str, built_in: tuple[str, ...], group: str) -> str:
         return name
     choices = ", ".join((*built_in, *plugins))
     raise ValueError(f"unknown {name!r}: one of {choices} (or a plugin registered under {group})")
+
+
+def _plugin_name(built_in: tuple[str, ...], group: str) -> AfterValidator:
+    """Checks a setting that names a backend: one of ``built_in`` or a plugin installed under ``group`` (`_known`)."""
+    return AfterValidator(lambda name: _known(name, built_in, group))
+
+
+EmbedderName = Annotated[str, _plugin_name(BUILT_IN_EMBEDDERS, EMBEDDERS)]
+GeneratorName = Annotated[str, _plugin_name(BUILT_IN_GENERATORS, GENERATORS)]
+StoreName = Annotated[str, _plugin_name(BUILT_IN_STORES, STORES)]
 
 
 class Group(BaseModel):
@@ -102,17 +112,11 @@ class IngestSettings(Group):
 class IndexSettings(Group):
     """Embedding and the vector + BM25 store (`clinrag index`)."""
 
-    embedder: str = Field(
+    embedder: EmbedderName = Field(
         "minilm-onnx",
         description="Embedding model: minilm-onnx (the bundled int8 ONNX MiniLM), sentence-transformers (a local model "
         "dir), openai (a server), or the name of an installed plugin (entry point group clinrag.embedders).",
     )
-
-    @field_validator("embedder")
-    @classmethod
-    def _known_embedder(cls, name: str) -> str:
-        return _known(name, BUILT_IN_EMBEDDERS, EMBEDDERS)
-
     model_dir: Path | None = Field(
         None, description="sentence-transformers model directory (embedder=sentence-transformers)."
     )
@@ -129,17 +133,11 @@ class IndexSettings(Group):
     batch_size: int = Field(
         16, ge=1, le=1024, description="Texts per embedding batch (fp32 compute; int8 runs each text alone)."
     )
-    backend: str = Field(
+    backend: StoreName = Field(
         "edge",
         description="edge: embedded Qdrant Edge shard on disk; server: a Qdrant server via qdrant-client; or the name "
         "of an installed plugin (entry point group clinrag.stores).",
     )
-
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, name: str) -> str:
-        return _known(name, BUILT_IN_STORES, STORES)
-
     qdrant_url: str | None = Field(None, description="Qdrant server URL (backend=server); unset: local mode on disk.")
     qdrant_api_key: str | None = Field(None, description="Qdrant server API key (backend=server).")
     qdrant_shards: int = Field(
@@ -204,17 +202,11 @@ class RetrieveSettings(Group):
 class AnswerSettings(Group):
     """Answering questions (`clinrag ask`): the generator, the sources it sees, and how answers are verified."""
 
-    generator: str = Field(
+    generator: GeneratorName = Field(
         "extractive",
         description="Who writes the answer: extractive (no model), local (llama.cpp GGUF), openai, or the name of an "
         "installed plugin (entry point group clinrag.generators).",
     )
-
-    @field_validator("generator")
-    @classmethod
-    def _known_generator(cls, name: str) -> str:
-        return _known(name, BUILT_IN_GENERATORS, GENERATORS)
-
     sources: int = Field(5, ge=1, le=50, description="Retrieved chunks given to the generator as numbered sources.")
     max_tokens: int = Field(256, ge=16, le=4096, description="Longest generated answer, in tokens.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0: deterministic).")
