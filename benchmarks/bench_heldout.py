@@ -7,12 +7,15 @@ kind-by-meaning reading that test2 led to, committed before its first run; ``tes
 someone who had not read the question-reading code, committed before its first run; ``freeform3``: a third
 hand-written set, written and committed the same way; ``test5`` and ``freeform4``: a fifth templated split and a
 fourth free-form set, written by someone who had not read the question-reading code, committed before their first
-run); graded automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record;
-should-abstain questions: abstained or not). Dev and test are reported side by side so the size of any over-fit
-shows, with latency p50/p95 per answerer.
+run; ``test6`` and ``freeform5``: a sixth templated split and a fifth free-form set, written and committed the same
+way, in new voices: a pharmacist's medicines reconciliation, an ED triage nurse in a hurry, English as a second
+language, a case manager, a student presenting on rounds, voice-recognition dictation); graded automatically
+(correct, incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain questions: abstained
+or not). Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per
+answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,test2,test3,test4,test5] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,test2,test3,test4,test5,test6] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -38,10 +41,11 @@ from clinrag.evaluate.heldout import (
     build_questions_3,
     build_questions_4,
     build_questions_5,
+    build_questions_6,
     grade,
     summarise,
 )
-from clinrag.evaluate.heldout_freeform import FREEFORM_2, FREEFORM_3, FREEFORM_4, freeform_questions
+from clinrag.evaluate.heldout_freeform import FREEFORM_2, FREEFORM_3, FREEFORM_4, FREEFORM_5, freeform_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.index.embed import OnnxMiniLmEmbedder
@@ -101,10 +105,12 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_2, "freeform2")
         + freeform_questions(view, FREEFORM_3, "freeform3")
         + freeform_questions(view, FREEFORM_4, "freeform4")
+        + freeform_questions(view, FREEFORM_5, "freeform5")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
         + build_questions_5(view, seed=args.seed)
+        + build_questions_6(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -161,10 +167,12 @@ def main() -> None:
                     "freeform2",
                     "freeform3",
                     "freeform4",
+                    "freeform5",
                     "test2",
                     "test3",
                     "test4",
                     "test5",
+                    "test6",
                 )
             },
             "generators": figures,

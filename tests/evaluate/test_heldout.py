@@ -27,6 +27,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_3,
     SPLIT_4,
     SPLIT_5,
+    SPLIT_6,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -35,7 +36,7 @@ from clinrag.evaluate.heldout import (
     build_questions_2,
     grade,
 )
-from clinrag.evaluate.heldout_freeform import FREEFORM, FREEFORM_3, FREEFORM_4
+from clinrag.evaluate.heldout_freeform import FREEFORM, FREEFORM_3, FREEFORM_4, FREEFORM_5
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
 
@@ -165,7 +166,9 @@ def test_admissions_must_come_in_date_order() -> None:
     assert grade(question, _answer("2021-03-04 … [1]\n2019-01-02 … [1]", [7])) == "incomplete"
 
 
-@pytest.mark.parametrize("path", [FREEFORM, FREEFORM_3, FREEFORM_4], ids=["freeform", "freeform3", "freeform4"])
+@pytest.mark.parametrize(
+    "path", [FREEFORM, FREEFORM_3, FREEFORM_4, FREEFORM_5], ids=["freeform", "freeform3", "freeform4", "freeform5"]
+)
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     assert len(rows) >= 50
@@ -204,13 +207,15 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
     return templated, rejecting
 
 
-@pytest.mark.parametrize("split", [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5], ids=["test2", "test3", "test4", "test5"])
+@pytest.mark.parametrize(
+    "split", [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6], ids=["test2", "test3", "test4", "test5", "test6"]
+)
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
     assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
     invented = set(heldout._INVENTED_FIRST_NAMES)
-    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5)
+    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6)
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
         seen |= {_wording(t) for t in templated + rejecting}
@@ -240,7 +245,9 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
     assert build_questions(view, seed=11) == questions  # the second split draws from its own random stream
 
 
-@pytest.mark.parametrize("split", [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5], ids=["test2", "test3", "test4", "test5"])
+@pytest.mark.parametrize(
+    "split", [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6], ids=["test2", "test3", "test4", "test5", "test6"]
+)
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:
     second = build_blind_split(view, split, seed=11)
     assert {q.split for q in second} == {split.name}

@@ -213,6 +213,10 @@ TEST4: Final = "test4"
 """The fourth blind test split (:mod:`clinrag.evaluate.heldout_questions_4`; ``data/heldout/test4.toml``)."""
 TEST5: Final = "test5"
 """The fifth blind test split (:mod:`clinrag.evaluate.heldout_questions_5`; ``data/heldout/test5.toml``)."""
+TEST6: Final = "test6"
+"""The sixth blind test split (``data/heldout/test6.toml``: a pharmacist's medicines reconciliation, an ED triage nurse
+in a hurry, English as a second language), written without reading the question-reading code and committed before
+its first run."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +254,7 @@ SPLIT_2: Final = BlindSplit.load(TEST2)
 SPLIT_3: Final = BlindSplit.load(TEST3)
 SPLIT_4: Final = BlindSplit.load(TEST4)
 SPLIT_5: Final = BlindSplit.load(TEST5)
+SPLIT_6: Final = BlindSplit.load(TEST6)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
@@ -270,6 +275,11 @@ def build_questions_4(view: CohortView, seed: int = 11, per_template: int = 2) -
 def build_questions_5(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
     """The split ``test5`` (:func:`build_blind_split` of :data:`SPLIT_5`)."""
     return build_blind_split(view, SPLIT_5, seed, per_template)
+
+
+def build_questions_6(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test6`` (:func:`build_blind_split` of :data:`SPLIT_6`)."""
+    return build_blind_split(view, SPLIT_6, seed, per_template)
 
 
 def build_blind_split(

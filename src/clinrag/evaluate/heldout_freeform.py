@@ -16,6 +16,9 @@ Example:
     >>> fourth = [json.loads(line) for line in FREEFORM_4.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in fourth) >= 40, sum(bool(row.get("abstain")) for row in fourth) >= 10
     (True, True)
+    >>> fifth = [json.loads(line) for line in FREEFORM_5.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in fifth) >= 40, sum(bool(row.get("abstain")) for row in fifth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ not read the question-reading code and committed before its first run."""
 FREEFORM_4: Final = Path(__file__).with_name("data") / "freeform_questions_4.jsonl"
 """A fourth blind set (split ``freeform4``), about patients no earlier set asks about where the cohort allows, written
 by someone who had not read the question-reading code and committed before its first run."""
+FREEFORM_5: Final = Path(__file__).with_name("data") / "freeform_questions_5.jsonl"
+"""A fifth blind set (split ``freeform5``), about patients no earlier set asks about, in voices of its own
+(a pharmacist's medicines reconciliation, an ED triage nurse in a hurry, an insurer's case manager, a medical student
+presenting on rounds, English as a second language, dictation through voice recognition with its mis-hearings),
+written by someone who had not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
