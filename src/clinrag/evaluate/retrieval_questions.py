@@ -23,11 +23,11 @@ import calendar
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Final
+from typing import Final, TypeVar
 
-from clinrag.evaluate.retrieval_aspects import PATIENT_ASPECTS, TREND_ASPECTS
+from clinrag.evaluate.retrieval_aspects import PATIENT_ASPECTS, TREND_ASPECTS, Aspect, TrendAspect
 from clinrag.evaluate.retrieval_gold import ChunkLookup, Cohort, GoldFact, K, Question, Stay
 
 MIN_PATIENTS: Final = 2
@@ -36,6 +36,7 @@ LOWERCASE_SHARE: Final = 0.25
 COPY_RUN: Final = 6
 """A question never shares a run of this many words with one of its gold chunks (it paraphrases the note)."""
 ATTEMPTS: Final = 6
+AspectT = TypeVar("AspectT", Aspect, TrendAspect)
 
 
 def _name_forms(name: str, rng: random.Random) -> tuple[str, str]:
@@ -165,9 +166,8 @@ def _single_patient(
     rng: random.Random,
     per_kind: int,
 ) -> list[Question]:
-    groups: dict[str, list[Question]] = {}
-    for aspect in PATIENT_ASPECTS:
-        candidates: list[Question] = []
+    def candidates(aspect: Aspect) -> list[Question]:
+        found: list[Question] = []
         for subject in subjects:
             gold = tuple(fact for fact in facts_of_subject[subject] if aspect.select(fact))
             relevant = lookup.relevant(gold)
@@ -178,10 +178,10 @@ def _single_patient(
             drafts = [rng.choice(templates).format(name=name, poss=possessive) for _ in range(ATTEMPTS)]
             text = _original(drafts, lookup.passages(relevant))
             if text is not None:
-                candidates.append(Question("", "single_patient", aspect.name, text, gold, (subject,)))
-        rng.shuffle(candidates)
-        groups[aspect.name] = candidates
-    return [_numbered(q, i) for i, q in enumerate(_round_robin(groups, per_kind))]
+                found.append(Question("", "single_patient", aspect.name, text, gold, (subject,)))
+        return found
+
+    return _one_kind(PATIENT_ASPECTS, candidates, rng, per_kind)
 
 
 def _single_note(
@@ -195,9 +195,9 @@ def _single_note(
     stays_of: dict[int, list[Stay]] = defaultdict(list)
     for stay in cohort.stays.values():
         stays_of[stay.subject_id].append(stay)
-    groups: dict[str, list[Question]] = {}
-    for aspect in (a for a in PATIENT_ASPECTS if a.note_templates):
-        candidates: list[Question] = []
+
+    def candidates(aspect: Aspect) -> list[Question]:
+        found: list[Question] = []
         for subject in subjects:
             stays = sorted(stays_of[subject], key=lambda s: (s.discharged or datetime.min, s.note_id))
             if len(stays) < 2:  # with one stay, a single-note question is a single-patient question
@@ -215,20 +215,19 @@ def _single_note(
                 drafts = [rng.choice(templates).format(stay=rng.choice(phrases)) for _ in range(ATTEMPTS)]
                 text = _original(drafts, lookup.passages(relevant))
                 if text is not None:
-                    candidates.append(Question("", "single_note", aspect.name, text, gold, (subject,), stay.note_id))
-        rng.shuffle(candidates)
-        groups[aspect.name] = candidates
-    return [_numbered(q, i) for i, q in enumerate(_round_robin(groups, per_kind))]
+                    found.append(Question("", "single_note", aspect.name, text, gold, (subject,), stay.note_id))
+        return found
+
+    return _one_kind((a for a in PATIENT_ASPECTS if a.note_templates), candidates, rng, per_kind)
 
 
 def _multi_patient(cohort: Cohort, lookup: ChunkLookup, rng: random.Random, per_kind: int, k: int) -> list[Question]:
-    groups: dict[str, list[Question]] = {}
-    for aspect in TREND_ASPECTS:
+    def candidates(aspect: TrendAspect) -> list[Question]:
         by_value: dict[str, list[GoldFact]] = defaultdict(list)
         for fact in cohort.facts:
             if aspect.select(fact):
                 by_value[fact.value].append(fact)
-        candidates: list[Question] = []
+        found: list[Question] = []
         for value in sorted(by_value):
             gold = tuple(by_value[value])
             patients = {fact.subject_id for fact in gold}
@@ -239,9 +238,22 @@ def _multi_patient(cohort: Cohort, lookup: ChunkLookup, rng: random.Random, per_
             drafts = [rng.choice(templates).format(value=describe(first, rng)) for _ in range(ATTEMPTS)]
             text = _original(drafts, lookup.passages(relevant))
             if text is not None:
-                candidates.append(Question("", "multi_patient", aspect.name, text, gold))
-        rng.shuffle(candidates)
-        groups[aspect.name] = candidates
+                found.append(Question("", "multi_patient", aspect.name, text, gold))
+        return found
+
+    return _one_kind(TREND_ASPECTS, candidates, rng, per_kind)
+
+
+def _one_kind(
+    aspects: Iterable[AspectT], candidates: Callable[[AspectT], list[Question]], rng: random.Random, per_kind: int
+) -> list[Question]:
+    """Each aspect's ``candidates``, shuffled by ``rng`` as soon as they are drawn, then up to ``per_kind`` of them
+    taken in turn across the aspects (by name) and numbered."""
+    groups: dict[str, list[Question]] = {}
+    for aspect in aspects:
+        drawn = candidates(aspect)
+        rng.shuffle(drawn)
+        groups[aspect.name] = drawn
     return [_numbered(q, i) for i, q in enumerate(_round_robin(groups, per_kind))]
 
 
