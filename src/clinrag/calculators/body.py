@@ -23,7 +23,7 @@ from clinrag.calculators.units import convert
 _DATA = content(__name__)
 
 SEX = _DATA.input("sex")
-ADULT_HEIGHT = _DATA.input("adult_height")
+ADULT_HEIGHT = HEIGHT.model_copy(update={"minimum": 120.0})
 """Devine's formula is for adults: below 120 cm it extrapolates towards zero and negative weights."""
 TARGET_BMI = _DATA.input("target_bmi")
 

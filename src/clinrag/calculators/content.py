@@ -8,7 +8,8 @@ the inputs made by rule (yes/no criteria and their published defaults).
 What several calculators of a module share is written once: ``[references]`` holds citations by key (a source's
 ``citation`` or ``bands_citation`` may be a list of keys, joined with spaces) and ``[bands]`` interpretation bands by
 key (a calculator's ``bands`` may be a key). A choice input whose choices are the keys of a points table in the code
-takes them from the code (``choices=tuple(POINTS)``), so the two cannot disagree.
+takes them from the code (``choices=tuple(POINTS)``), and so does a default or default rule the code shares with its
+compute function or with the module's other inputs, so the two cannot disagree.
 
 A module reads its file once, by its own name, and builds its calculators from it:
 
@@ -82,7 +83,8 @@ class Content(_Model):
         return {**data, "calculators": calculators}
 
     def input(self, key: str, **code: Any) -> Input:
-        """The input stored under ``key``, with the fields the code owns (``choices`` of a points table) set.
+        """The input stored under ``key``, with the fields the code owns set (the choices of a points table, a default
+        or default rule the code shares).
 
         Raises:
             KeyError: the file has no such input (a programming error caught by the tests).

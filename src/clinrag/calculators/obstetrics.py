@@ -33,7 +33,7 @@ MAX_GESTATION_DAYS: Final = 45 * 7
 """Beyond 45 weeks after the LMP no pregnancy is still going on: the dates are wrong."""
 
 LMP = _DATA.input("lmp")
-CYCLE = _DATA.input("cycle")
+CYCLE = _DATA.input("cycle", default=STANDARD_CYCLE)
 CURRENT_DATE = _DATA.input("current_date")
 
 

@@ -89,9 +89,9 @@ GRADED: Final = {
 damage 2, diet alone not counted; any tumour 2, metastatic solid tumour 6)."""
 
 _GRADED_INPUTS = (
-    _DATA.input("liver_disease", choices=tuple(GRADED["liver_disease"])),
-    _DATA.input("diabetes", choices=tuple(GRADED["diabetes"])),
-    _DATA.input("solid_tumor", choices=tuple(GRADED["solid_tumor"])),
+    _DATA.input("liver_disease", choices=tuple(GRADED["liver_disease"]), default_rule=_ABSENT),
+    _DATA.input("diabetes", choices=tuple(GRADED["diabetes"]), default_rule=_ABSENT),
+    _DATA.input("solid_tumor", choices=tuple(GRADED["solid_tumor"]), default_rule=_ABSENT),
 )
 
 AGE = _DATA.input("age")
