@@ -64,11 +64,14 @@ class Content(_Model):
     @classmethod
     def _resolve(cls, data: Any) -> Any:
         """Each calculator's shared bands and citations (keys) replaced by what they name."""
-        if not isinstance(data, dict):
-            return data
+        if not isinstance(data, dict) or not isinstance(data.get("calculators", {}), dict):
+            return data  # the models say what is wrong
         references, bands = data.get("references", {}), data.get("bands", {})
-        calculators = {}
+        calculators: dict[str, Any] = {}
         for name, given in data.get("calculators", {}).items():
+            if not isinstance(given, dict):
+                calculators[name] = given
+                continue
             text = dict(given)
             if isinstance(text.get("bands"), str):
                 text["bands"] = _named(bands, text["bands"], f"calculators.{name}.bands", "bands")
@@ -101,7 +104,9 @@ class Content(_Model):
         return Calculator(name=name, inputs=inputs, compute=compute, **dict(self.calculators[name]))
 
 
-def _named(table: dict[str, Any], key: object, where: str, what: str) -> Any:
+def _named(table: object, key: object, where: str, what: str) -> Any:
+    if not isinstance(table, dict):
+        raise ValueError(f"[{what}] is a table of keys, not {table!r}")
     if not isinstance(key, str) or key not in table:
         raise ValueError(f"{where}: {key!r} is not a key of [{what}] ({', '.join(sorted(table)) or 'none'})")
     return table[key]
