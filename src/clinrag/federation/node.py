@@ -82,6 +82,7 @@ bearer = HTTPBearer(auto_error=False, description="An OpenID Connect ID token fr
 RefusalOutcome = Literal["unauthenticated", "too_large", "invalid", "rate_limited"]
 AnswerOutcome = Literal["ok", "denied", "error"]
 _Body = TypeVar("_Body", bound=BaseModel)
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
 
 
 class Node:
@@ -353,24 +354,19 @@ def create_node_app(
         429: {"model": Problem, "description": "Over the request rate (of the user, or of an unverified client)."},
     }
 
-    @app.post(
-        f"/{API_VERSION}/retrieve",
-        response_model=RetrieveResponse,
-        openapi_extra=_body_of("RetrieveRequest"),
-        responses=refusals,
-    )
+    def guarded(name: str, body: type[BaseModel], reply: type[BaseModel]) -> Callable[[_Endpoint], _Endpoint]:
+        """``POST /v1/NAME``: its ``body`` read by the guard (not by FastAPI), its ``reply`` and refusals published."""
+        extra = _body_of(body.__name__)
+        return app.post(f"/{API_VERSION}/{name}", response_model=reply, openapi_extra=extra, responses=refusals)
+
+    @guarded("retrieve", RetrieveRequest, RetrieveResponse)
     async def retrieve(request: Request) -> Response:
         """Search the node's tree for the token's user: gated by policy, every document checked. The token is
         verified before the body is read; the body is `RetrieveRequest` (JSON, at most federation.max_body_bytes).
         """
         return await guard.retrieve(request)
 
-    @app.post(
-        f"/{API_VERSION}/population",
-        response_model=PopulationResponse,
-        openapi_extra=_body_of("PopulationRequest"),
-        responses=refusals,
-    )
+    @guarded("population", PopulationRequest, PopulationResponse)
     async def population(request: Request) -> Response:
         """Count a population query for the token's user over the departments and documents the node's policies
         let them retrieve; only the aggregate comes back (small cells suppressed). Guarded like /v1/retrieve."""
@@ -378,23 +374,13 @@ def create_node_app(
             request, PopulationRequest, lambda actor, asked: answer_population(node, actor, asked, node.min_cell)
         )
 
-    @app.post(
-        f"/{API_VERSION}/vocabulary",
-        response_model=VocabularyResponse,
-        openapi_extra=_body_of("VocabularyRequest"),
-        responses=refusals,
-    )
+    @guarded("vocabulary", VocabularyRequest, VocabularyResponse)
     async def vocabulary(request: Request) -> Response:
         """What a population question may name here (codes recorded, drugs, services, admission types, insurances),
         limited to the departments the token's user may see. Guarded like /v1/retrieve."""
         return await guard.serve(request, VocabularyRequest, lambda actor, _: answer_vocabulary(node, actor))
 
-    @app.post(
-        f"/{API_VERSION}/similar",
-        response_model=SimilarResponse,
-        openapi_extra=_body_of("SimilarRequest"),
-        responses=refusals,
-    )
+    @guarded("similar", SimilarRequest, SimilarResponse)
     async def similar(request: Request) -> Response:
         """The patients here most similar to a query patient by their codes (weighted Jaccard), only those the
         token's user may retrieve; ``sets_of`` also returns the query patient's sets. Guarded like /v1/retrieve."""
