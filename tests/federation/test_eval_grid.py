@@ -4,12 +4,13 @@ per chunk size × name prefixing; a grid file with an unknown weight is refused.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from tests.evaluate.suite_checks import SETTINGS, twice
 
-from clinrag.evaluate.grid import GridSpec
+from clinrag.evaluate.grid import Combination, GridSpec, GridValues
 from clinrag.evaluate.suites import SuiteContext, SuiteInputError
 from clinrag.evaluate.suites.grid import GridSuite
 
@@ -65,6 +66,14 @@ def test_a_grid_with_an_unknown_weight_is_refused(demo_out: Path, work: Path, tm
     grid.write_text("weights: {speed: 1}\n")
     with pytest.raises(SuiteInputError, match="unknown metrics"):
         GridSuite(grid=grid).run(SuiteContext(demo_out, work, SETTINGS), _Quiet())
+
+
+def test_the_grid_values_are_the_combination_fields_in_order() -> None:
+    """`GridSpec.combinations`, `Combination.cells` and `Combination.to_json` all go by the dataclass's fields."""
+    assert list(GridValues.model_fields) == [parameter.name for parameter in fields(Combination)]
+    first = GridSpec.load().combinations()[0]
+    assert list(first.to_json()) == list(GridValues.model_fields)
+    assert first.cells() == tuple(first.to_json().values())
 
 
 class _Quiet:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, astuple, dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -122,31 +122,11 @@ class Combination:
 
     def cells(self) -> tuple[str | int | float | bool | None, ...]:
         """The parameters in field order, as table cells."""
-        return (
-            self.chunk_size,
-            self.name_prefix,
-            self.k,
-            self.fetch_k,
-            self.mode,
-            self.mmr_lambda,
-            self.threshold,
-            self.generator,
-            self.temperature,
-        )
+        return astuple(self)
 
     def to_json(self) -> dict[str, object]:
-        """The parameters by name."""
-        return {
-            "chunk_size": self.chunk_size,
-            "name_prefix": self.name_prefix,
-            "k": self.k,
-            "fetch_k": self.fetch_k,
-            "mode": self.mode,
-            "mmr_lambda": self.mmr_lambda,
-            "threshold": self.threshold,
-            "generator": self.generator,
-            "temperature": self.temperature,
-        }
+        """The parameters by name, in field order."""
+        return asdict(self)
 
 
 class GridSpec(BaseModel):
@@ -186,21 +166,8 @@ class GridSpec(BaseModel):
 
     def combinations(self) -> list[Combination]:
         """Every combination, in the file's order of values (chunk size slowest)."""
-        values = self.grid
-        return [
-            Combination(*point)
-            for point in itertools.product(
-                values.chunk_size,
-                values.name_prefix,
-                values.k,
-                values.fetch_k,
-                values.mode,
-                values.mmr_lambda,
-                values.threshold,
-                values.generator,
-                values.temperature,
-            )
-        ]
+        values = [getattr(self.grid, parameter.name) for parameter in fields(Combination)]
+        return [Combination(*point) for point in itertools.product(*values)]
 
     def score(self, metrics: Mapping[str, float | None]) -> float:
         """Σ weight × metric / Σ weight (a missing metric counts 0), rounded to 4 places."""
