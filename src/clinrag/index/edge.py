@@ -37,16 +37,15 @@ import qdrant_edge as qe
 
 from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
+from clinrag.index.qdrant_points import SCROLL_PAGE, scrolled_chunk_ids, scrolled_digests, stored_dense
 from clinrag.index.store import (
     DENSE,
-    DIGEST,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE,
     IndexManifest,
     StoreHit,
     StoreQuery,
-    chunk_id_of,
     clean_sparse,
     conditions,
     payload_of,
@@ -176,12 +175,6 @@ def _unpack(snapshot: Path, target: Path) -> dict[str, Any]:
         return info
 
 
-def _dense(point: qe.ScoredPoint) -> list[float] | None:
-    """The stored dense vector of a point (None when the shard did not return it)."""
-    stored = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
-    return cast(list[float], stored) if isinstance(stored, list) else None
-
-
 def _filter(filters: SearchFilters | None) -> qe.Filter | None:
     must: list[Any] = []
     for condition in conditions(filters):
@@ -255,29 +248,16 @@ class EdgeStore:
 
     def chunk_ids(self) -> set[str]:
         """Every chunk id in the shard (scrolls through all points)."""
-        ids: set[str] = set()
-        offset: Any = None
-        while True:
-            records, offset = self._shard.scroll(
-                qe.ScrollRequest(limit=1000, offset=offset, with_payload=False, with_vector=False)
-            )
-            ids.update(chunk_id_of(record.id) for record in records)
-            if offset is None:
-                return ids
+        return scrolled_chunk_ids(self._page)
 
     def digests(self) -> dict[str, str | None]:
         """Every chunk id with its stored payload digest (scrolls through all points, reading only ``digest``)."""
-        found: dict[str, str | None] = {}
-        offset: Any = None
-        while True:
-            records, offset = self._shard.scroll(
-                qe.ScrollRequest(limit=1000, offset=offset, with_payload=[DIGEST], with_vector=False)
-            )
-            for record in records:
-                digest = (record.payload or {}).get(DIGEST)
-                found[chunk_id_of(record.id)] = digest if isinstance(digest, str) else None
-            if offset is None:
-                return found
+        return scrolled_digests(self._page)
+
+    def _page(self, offset: Any, payload: bool | list[str]) -> tuple[list[qe.Record], Any]:
+        """One scroll page (`clinrag.index.qdrant_points.Page`), without vectors."""
+        request = qe.ScrollRequest(limit=SCROLL_PAGE, offset=offset, with_payload=payload, with_vector=False)
+        return self._shard.scroll(request)
 
     def replace_payloads(self, chunks: Sequence[Chunk]) -> None:
         """Overwrite the payloads of existing points (their vectors stay)."""
@@ -313,7 +293,10 @@ class EdgeStore:
                 request = qe.QueryRequest(prefetches=[fused], query=mmr, **common)
         return store_hits(
             query.dense,
-            [(point.payload or {}, float(point.score), _dense(point)) for point in self._shard.query(request)],
+            [
+                (point.payload or {}, float(point.score), stored_dense(point.vector))
+                for point in self._shard.query(request)
+            ],
         )
 
     def optimize(self) -> None:

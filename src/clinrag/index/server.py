@@ -19,22 +19,21 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 
 from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
+from clinrag.index.qdrant_points import SCROLL_PAGE, scrolled_chunk_ids, scrolled_digests, stored_dense
 from clinrag.index.store import (
     DENSE,
-    DIGEST,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE,
     IndexManifest,
     StoreHit,
     StoreQuery,
-    chunk_id_of,
     clean_sparse,
     conditions,
     payload_of,
@@ -142,25 +141,15 @@ class ServerStore:
 
     def chunk_ids(self) -> set[str]:
         """Every chunk id in the collection."""
-        ids: set[str] = set()
-        offset: Any = None
-        while True:
-            records, offset = self._client.scroll(self.name, limit=1000, offset=offset, with_payload=False)
-            ids.update(chunk_id_of(record.id) for record in records)
-            if offset is None:
-                return ids
+        return scrolled_chunk_ids(self._page)
 
     def digests(self) -> dict[str, str | None]:
         """Every chunk id with its stored payload digest (reads only the ``digest`` field)."""
-        found: dict[str, str | None] = {}
-        offset: Any = None
-        while True:
-            records, offset = self._client.scroll(self.name, limit=1000, offset=offset, with_payload=[DIGEST])
-            for record in records:
-                digest = (record.payload or {}).get(DIGEST)
-                found[chunk_id_of(record.id)] = digest if isinstance(digest, str) else None
-            if offset is None:
-                return found
+        return scrolled_digests(self._page)
+
+    def _page(self, offset: Any, payload: bool | list[str]) -> tuple[list[models.Record], Any]:
+        """One scroll page (`clinrag.index.qdrant_points.Page`)."""
+        return self._client.scroll(self.name, limit=SCROLL_PAGE, offset=offset, with_payload=payload)
 
     def replace_payloads(self, chunks: Sequence[Chunk]) -> None:
         """Overwrite the payloads of existing points (their vectors stay), in one request per batch."""
@@ -206,12 +195,9 @@ class ServerStore:
                     nearest=dense, mmr=models.Mmr(diversity=1 - query.mmr_lambda, candidates_limit=query.fetch_k)
                 )
                 result = self._client.query_points(self.name, prefetch=[fused], query=mmr, using=DENSE, **common)
-        points: list[tuple[dict[str, Any], float, list[float] | None]] = []
-        for point in result.points:
-            vectors = point.vector if isinstance(point.vector, dict) else {}
-            stored = vectors.get(DENSE)
-            vector = cast(list[float], stored) if isinstance(stored, list) else None
-            points.append((dict(point.payload or {}), float(point.score), vector))
+        points = [
+            (dict(point.payload or {}), float(point.score), stored_dense(point.vector)) for point in result.points
+        ]
         return store_hits(query.dense, points)
 
     def snapshot(self, target: Path) -> Path:
