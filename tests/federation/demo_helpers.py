@@ -20,11 +20,25 @@ from clinrag.access.demo import DEMO_TREES
 
 CLI = [sys.executable, "-c", "from clinrag.app.cli import main; main()"]
 """The ``clinrag`` command of the interpreter running the tests (whatever virtualenv that is)."""
+FIRST_PORT = 21000
+"""Where the demo tests look for free ports, unless ``$CLINRAG_TEST_FIRST_PORT`` says otherwise."""
+FIRST_PORT_ENV = "CLINRAG_TEST_FIRST_PORT"
+LAST_PORT = 60000
 
 
-def free_run(count: int, start: int = 21000) -> int:
-    """The first of ``count`` consecutive free loopback ports from ``start`` on."""
-    for base in range(start, 60000, 97):
+def first_port() -> int:
+    """``$CLINRAG_TEST_FIRST_PORT`` (1024 to 58000: the demo's ports span about 1,000 from it), else `FIRST_PORT`."""
+    value = os.environ.get(FIRST_PORT_ENV, "").strip()
+    if not value:
+        return FIRST_PORT
+    if not value.isdigit() or not 1024 <= int(value) <= LAST_PORT - 2000:
+        raise ValueError(f"{FIRST_PORT_ENV}={value!r}: a port from 1024 to {LAST_PORT - 2000}")
+    return int(value)
+
+
+def free_run(count: int, start: int | None = None) -> int:
+    """The first of ``count`` consecutive free loopback ports from ``start`` (default: `first_port`) on."""
+    for base in range(first_port() if start is None else start, LAST_PORT, 97):
         if all(free(base + i) for i in range(count)):
             return base
     raise RuntimeError("no free ports")
@@ -66,9 +80,9 @@ class DemoPortRun:
     web: int
 
     @classmethod
-    def choose(cls) -> DemoPortRun:
-        """Ports that are free now, far from each other."""
-        idp = free_run(3)
+    def choose(cls, start: int | None = None) -> DemoPortRun:
+        """Ports that are free now, far from each other, from ``start`` (default: `first_port`) on."""
+        idp = free_run(3, start)
         node = free_run(4, idp + 500)
         return cls(idp, node, free_run(1, node + 500))
 
