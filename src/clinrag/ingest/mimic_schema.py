@@ -82,6 +82,14 @@ def _c(name: str, kind: Kind, nullable: bool = False, required: bool = False) ->
 
 
 INT, F, S, T, DT, D = Kind.INT, Kind.FLOAT, Kind.STR, Kind.TEXT, Kind.DATETIME, Kind.DATE
+_STAY_KEYS = (_c("subject_id", INT, required=True), _c("hadm_id", INT, required=True))
+"""The columns every table of a hospital stay starts with."""
+_ICD_TITLES = (
+    _c("icd_code", S, required=True),
+    _c("icd_version", INT, required=True),
+    _c("long_title", S, required=True),
+)
+"""The columns of both ICD dictionaries (``d_icd_diagnoses``, ``d_icd_procedures``)."""
 
 PATIENTS = Table(
     "hosp",
@@ -100,8 +108,7 @@ ADMISSIONS = Table(
     "hosp",
     "admissions",
     (
-        _c("subject_id", INT, required=True),
-        _c("hadm_id", INT, required=True),
+        *_STAY_KEYS,
         _c("admittime", DT, required=True),
         _c("dischtime", DT, nullable=True),
         _c("deathtime", DT, nullable=True),
@@ -122,8 +129,7 @@ DIAGNOSES_ICD = Table(
     "hosp",
     "diagnoses_icd",
     (
-        _c("subject_id", INT, required=True),
-        _c("hadm_id", INT, required=True),
+        *_STAY_KEYS,
         _c("seq_num", INT, required=True),
         _c("icd_code", S, required=True),
         _c("icd_version", INT, required=True),
@@ -133,8 +139,7 @@ PROCEDURES_ICD = Table(
     "hosp",
     "procedures_icd",
     (
-        _c("subject_id", INT, required=True),
-        _c("hadm_id", INT, required=True),
+        *_STAY_KEYS,
         _c("seq_num", INT, required=True),
         _c("chartdate", D, required=True),
         _c("icd_code", S, required=True),
@@ -145,8 +150,7 @@ PRESCRIPTIONS = Table(
     "hosp",
     "prescriptions",
     (
-        _c("subject_id", INT, required=True),
-        _c("hadm_id", INT, required=True),
+        *_STAY_KEYS,
         _c("pharmacy_id", INT, nullable=True),
         _c("poe_id", S, nullable=True),
         _c("poe_seq", INT, nullable=True),
@@ -172,8 +176,7 @@ SERVICES = Table(
     "hosp",
     "services",
     (
-        _c("subject_id", INT, required=True),
-        _c("hadm_id", INT, required=True),
+        *_STAY_KEYS,
         _c("transfertime", DT, required=True),
         _c("prev_service", S, nullable=True),
         _c("curr_service", S, required=True),
@@ -182,12 +185,12 @@ SERVICES = Table(
 D_ICD_DIAGNOSES = Table(
     "hosp",
     "d_icd_diagnoses",
-    (_c("icd_code", S, required=True), _c("icd_version", INT, required=True), _c("long_title", S, required=True)),
+    _ICD_TITLES,
 )
 D_ICD_PROCEDURES = Table(
     "hosp",
     "d_icd_procedures",
-    (_c("icd_code", S, required=True), _c("icd_version", INT, required=True), _c("long_title", S, required=True)),
+    _ICD_TITLES,
 )
 DISCHARGE = Table(
     "note",
