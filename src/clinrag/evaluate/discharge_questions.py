@@ -44,16 +44,9 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from clinrag.errors import InputError
-from clinrag.ingest.mimic import (
-    IngestReport,
-    read_admissions,
-    read_notes,
-    read_patients,
-    read_services,
-    read_titles,
-    read_typed,
-)
+from clinrag.ingest.mimic import IngestReport
 from clinrag.ingest.notes import Section, parse_note
+from clinrag.ingest.reader import MimicReader
 from clinrag.ingest.synthetic.cohort import FULL
 from clinrag.types import Admission, Note, Patient, SectionGroup
 
@@ -329,7 +322,7 @@ def _hospital_orgs(cohort: Path) -> dict[int, str]:
     folder = cohort / "hospitals"
     if folder.is_dir():
         for hospital in sorted(p for p in folder.iterdir() if p.is_dir()):
-            for admission in read_admissions(hospital, IngestReport()):
+            for admission in MimicReader(hospital).admissions(IngestReport()):
                 orgs.setdefault(admission.hadm_id, hospital.name)
     return orgs
 
@@ -386,21 +379,21 @@ def _stay(
 
 def _load(cohort: Path) -> _Cohort:
     """Read ``cohort/full`` (patients, admissions, notes, coded diagnoses, prescriptions) and the gold facts."""
-    full, report, data = cohort / FULL, IngestReport(), _Cohort()
-    patients = {p.subject_id: p for p in read_patients(full, report)}
-    admissions = {a.hadm_id: a for a in read_admissions(full, report)}
-    services = read_services(full, report)
-    titles = read_titles(full, "d_icd_diagnoses", report)
-    for row in read_typed(full, "diagnoses_icd", ("subject_id", "icd_code", "icd_version"), report):
+    full, report, data = MimicReader(cohort / FULL), IngestReport(), _Cohort()
+    patients = {p.subject_id: p for p in full.patients(report)}
+    admissions = {a.hadm_id: a for a in full.admissions(report)}
+    services = full.services(report)
+    titles = full.titles("d_icd_diagnoses", report)
+    for row in full.rows("diagnoses_icd", ("subject_id", "icd_code", "icd_version"), report):
         title = titles.get((str(row["icd_code"]), int(row["icd_version"])))
         if title:
             data.coded[int(row["subject_id"])].append((str(row["icd_code"]), title))
     columns = ("subject_id", "drug")
-    for row in read_typed(full, "prescriptions", columns, report, required_file=False):
+    for row in full.rows("prescriptions", columns, report, required_file=False):
         if row["drug"]:
             data.prescribed[int(row["subject_id"])].append(str(row["drug"]))
     notes: dict[int, Note] = {}
-    for note in read_notes(full, report):
+    for note in full.notes(report):
         if note.hadm_id is None or note.hadm_id not in admissions:
             _skip_all(data.skipped, "note_without_admission")
             continue
