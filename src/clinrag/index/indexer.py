@@ -193,6 +193,25 @@ def open_or_create_leaf(
     return create_leaf_store(index_root, leaf, manifest, settings)
 
 
+def open_and_prune_leaf(
+    index_root: Path, leaf: str, chunks: ChunkStore, embedder: Embedder, settings: IndexSettings | None, exists: bool
+) -> tuple[VectorStore, dict[str, str | None], int]:
+    """The index of ``leaf`` (`open_or_create_leaf`) with the chunks the chunk store no longer has deleted from it;
+    also the payload digests of the chunks it kept (`VectorStore.digests`) and how many it lost. Closed again when
+    that fails. Shared by the local and the Ray engine."""
+    store = open_or_create_leaf(index_root, leaf, chunks, embedder, settings, exists)
+    try:
+        stored = store.digests()
+        stale = stored.keys() - chunks.chunk_ids(dept=leaf)
+        store.delete(stale)
+        for chunk_id in stale:
+            del stored[chunk_id]
+    except BaseException:
+        store.close()
+        raise
+    return store, stored, len(stale)
+
+
 class ChangeSorter:
     """Sorts a leaf's chunks against what its index holds: `fresh` yields the chunks to embed (ids not stored)
     and, on the way, rewrites the payloads of stored chunks whose digest differs (metadata changed, text not)."""
@@ -253,13 +272,8 @@ def build_indexes(
         finishing: list[Future[None]] = []
         for leaf in leaves:
             started = time.perf_counter()
-            store = open_or_create_leaf(index_root, leaf, chunks, embedder, index, leaf in existing)
+            store, stored, removed = open_and_prune_leaf(index_root, leaf, chunks, embedder, index, leaf in existing)
             try:
-                stored = store.digests()
-                stale = stored.keys() - chunks.chunk_ids(dept=leaf)
-                store.delete(stale)
-                for chunk_id in stale:
-                    del stored[chunk_id]
                 lock = threading.Lock()
                 sorter = ChangeSorter(store, stored, lock)
                 report = partial(on_progress, leaf) if on_progress else None
@@ -270,7 +284,7 @@ def build_indexes(
             finishing.append(closer.submit(finish_leaf, store, added >= OPTIMIZE_AFTER))
             summary.leaves[leaf] = LeafSummary(
                 added=added,
-                removed=len(stale),
+                removed=removed,
                 updated=sorter.updated,
                 kept=len(stored) - sorter.updated,
                 seconds=time.perf_counter() - started,

@@ -46,7 +46,7 @@ from clinrag.index.indexer import (
     VectorReuse,
     empty_vanished_leaves,
     finish_leaf,
-    open_or_create_leaf,
+    open_and_prune_leaf,
 )
 from clinrag.index.lexical import Bm25Encoder
 from clinrag.index.scale.embed import RayEmbedder
@@ -73,18 +73,9 @@ def _open_leaf(
 ) -> _Leaf:
     """Open or create ``leaf``'s index and delete the chunks the chunk store no longer has (as the local engine)."""
     started = time.perf_counter()
-    store = open_or_create_leaf(index_root, leaf, chunks, embedder, index, exists)
-    try:
-        stored = store.digests()
-        stale = stored.keys() - chunks.chunk_ids(dept=leaf)
-        store.delete(stale)
-        for chunk_id in stale:
-            del stored[chunk_id]
-    except BaseException:
-        store.close()
-        raise
+    store, stored, removed = open_and_prune_leaf(index_root, leaf, chunks, embedder, index, exists)
     lock = threading.Lock()
-    summary = LeafSummary(removed=len(stale), kept=len(stored), seconds=time.perf_counter() - started)
+    summary = LeafSummary(removed=removed, kept=len(stored), seconds=time.perf_counter() - started)
     return _Leaf(leaf, store, ChangeSorter(store, stored, lock), Bm25Encoder.of(store.manifest), summary, lock)
 
 
