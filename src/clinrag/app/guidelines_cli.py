@@ -17,8 +17,9 @@ from typing import Annotated
 
 import typer
 
-from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.exits import exit_on_error
+from clinrag.app.library_options import LibraryNodeOption, LibraryOrgOption, ingested_into
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.guidelines.ingest import GUIDELINES_DEPT, find_documents, ingest_guidelines
 from clinrag.ingest.guidelines.manifest import allow_publishers, load_allow_list
@@ -31,12 +32,12 @@ guidelines_app = typer.Typer(
 @guidelines_app.command("ingest")
 def ingest_command(
     folder: Annotated[Path, typer.Argument(help="The folder of guideline documents and their TOML manifests.")],
-    node: Annotated[Path, typer.Option(help="The library node's folder (created if new).")],
+    node: LibraryNodeOption,
     allow: Annotated[
         list[str] | None,
         typer.Option(help="Add a publisher to the node's allow-list (guideline-publishers.toml) first; repeatable."),
     ] = None,
-    org: Annotated[str, typer.Option(help="The library's organisation name.")] = "LIBRARY",
+    org: LibraryOrgOption = "LIBRARY",
     dept: Annotated[str, typer.Option(help="The department (leaf) the guidelines go to.")] = GUIDELINES_DEPT,
     config: ConfigOption = None,
 ) -> None:
@@ -67,5 +68,4 @@ def ingest_command(
         f"{node / 'chunks.sqlite'}" + (f"; {done.ignored} other file(s) ignored" if done.ignored else ""),
         highlight=False,
     )
-    show_problems([str(problem) for problem in done.problems])
-    console.print(f"[dim]next: clinrag index build {node}[/dim]", highlight=False)
+    ingested_into(node, [str(problem) for problem in done.problems])

@@ -19,8 +19,9 @@ from typing import Annotated
 
 import typer
 
-from clinrag.app.console import ConfigOption, console, errors, progress, settings_for, show_problems
+from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.exits import exit_on_error
+from clinrag.app.library_options import LibraryNodeOption, LibraryOrgOption, ingested_into
 from clinrag.errors import ConfigError
 from clinrag.index.embed import embedder_from
 from clinrag.ingest.chunkstore import ChunkStore
@@ -36,8 +37,8 @@ pubmed_app = typer.Typer(
 @pubmed_app.command("ingest")
 def ingest_command(
     files: Annotated[list[Path], typer.Argument(help="MEDLINE/PubMed XML files (.xml or .xml.gz), in order.")],
-    node: Annotated[Path, typer.Option(help="The library node's folder (created if new).")],
-    org: Annotated[str, typer.Option(help="The library's organisation name.")] = "LIBRARY",
+    node: LibraryNodeOption,
+    org: LibraryOrgOption = "LIBRARY",
     dept: Annotated[str, typer.Option(help="The department (leaf) the citations go to.")] = LITERATURE_DEPT,
     chunks: Annotated[
         str, typer.Option(help="abstract: one chunk per citation; paragraphs: semantic paragraphs (embeds sentences).")
@@ -74,13 +75,13 @@ def ingest_command(
         f"older versions ignored, {done.deleted} deleted; {done.chunks} chunks written to {node / 'chunks.sqlite'}",
         highlight=False,
     )
-    show_problems(
+    ingested_into(
+        node,
         [
             f"{p.file}, line {p.line}{f', PMID {p.pmid}' if p.pmid is not None else ''}: {p.message}"
             for p in done.problems
-        ]
+        ],
     )
-    console.print(f"[dim]next: clinrag index build {node}[/dim]", highlight=False)
 
 
 @pubmed_app.command("fetch")
