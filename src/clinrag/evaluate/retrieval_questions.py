@@ -150,26 +150,22 @@ def build_questions(
     for name in cohort.names.values():
         name_counts[name.lower()] += 1
     subjects = sorted(s for s, name in cohort.names.items() if name_counts[name.lower()] == 1 and s in facts_of_subject)
+    named = {subject: facts_of_subject[subject] for subject in subjects}
     questions = [
-        *_single_patient(cohort, lookup, facts_of_subject, subjects, random.Random(f"{seed}:patient"), per_kind),
-        *_single_note(cohort, lookup, facts_of_subject, subjects, random.Random(f"{seed}:note"), per_kind),
+        *_single_patient(cohort, lookup, named, random.Random(f"{seed}:patient"), per_kind),
+        *_single_note(cohort, lookup, named, random.Random(f"{seed}:note"), per_kind),
         *_multi_patient(cohort, lookup, random.Random(f"{seed}:trend"), per_kind, k),
     ]
     return questions
 
 
 def _single_patient(
-    cohort: Cohort,
-    lookup: ChunkLookup,
-    facts_of_subject: Mapping[int, list[GoldFact]],
-    subjects: Sequence[int],
-    rng: random.Random,
-    per_kind: int,
+    cohort: Cohort, lookup: ChunkLookup, named: Mapping[int, list[GoldFact]], rng: random.Random, per_kind: int
 ) -> list[Question]:
     def candidates(aspect: Aspect) -> list[Question]:
         found: list[Question] = []
-        for subject in subjects:
-            gold = tuple(fact for fact in facts_of_subject[subject] if aspect.select(fact))
+        for subject, facts in named.items():
+            gold = tuple(fact for fact in facts if aspect.select(fact))
             relevant = lookup.relevant(gold)
             if not relevant:
                 continue
@@ -185,12 +181,7 @@ def _single_patient(
 
 
 def _single_note(
-    cohort: Cohort,
-    lookup: ChunkLookup,
-    facts_of_subject: Mapping[int, list[GoldFact]],
-    subjects: Sequence[int],
-    rng: random.Random,
-    per_kind: int,
+    cohort: Cohort, lookup: ChunkLookup, named: Mapping[int, list[GoldFact]], rng: random.Random, per_kind: int
 ) -> list[Question]:
     stays_of: dict[int, list[Stay]] = defaultdict(list)
     for stay in cohort.stays.values():
@@ -198,12 +189,12 @@ def _single_note(
 
     def candidates(aspect: Aspect) -> list[Question]:
         found: list[Question] = []
-        for subject in subjects:
+        for subject, facts in named.items():
             stays = sorted(stays_of[subject], key=lambda s: (s.discharged or datetime.min, s.note_id))
             if len(stays) < 2:  # with one stay, a single-note question is a single-patient question
                 continue
             for stay in stays:
-                gold = tuple(f for f in facts_of_subject[subject] if f.note_id == stay.note_id and aspect.select(f))
+                gold = tuple(f for f in facts if f.note_id == stay.note_id and aspect.select(f))
                 relevant = lookup.relevant(gold)
                 if not relevant:
                     continue
