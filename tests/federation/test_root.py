@@ -11,9 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgStatus
 from clinrag.federation.serving import free_port
 from clinrag.generate.answer import Answerer
+from clinrag.population.query import PopulationQuery
 from clinrag.settings import AnswerSettings, FederationSettings, RetrieveSettings
 
 from ..shared.federation import EMBEDDER, Federation
@@ -158,3 +160,22 @@ def test_the_answerer_names_who_was_searched_denied_and_unreachable(
     assert "A/medicine" in answer.abstention.denied
     assert any(entry.startswith("D ") for entry in answer.abstention.unreachable)
     assert "Denied by policy" in answer.text
+
+
+def test_the_population_counter_reads_replies_as_the_root_does(
+    federation: Federation, misbehaving: dict[str, str]
+) -> None:
+    """Both read a node's reply with `post_to_node`: garbled, oversized and refused replies are errors there."""
+    settings = FederationSettings(timeout=30, max_response_bytes=2_000_000)
+    orgs = [*federation.orgs[:1], *(OrgEndpoint(org=name, url=misbehaving[name]) for name in ("G", "F"))]
+    query = PopulationQuery()
+    parts = {part.org: part for part in FederatedCounter(orgs, federation.token("A.phys"), settings).count(query).parts}
+    assert (parts["A"].status, parts["G"].reason, parts["F"].reason) == (
+        "ok",
+        "malformed reply",
+        "reply larger than 2000000 bytes",
+    )
+    assert parts["G"].status == parts["F"].status == "error"
+    forged = federation.token("A.phys")[:-8] + "AAAAAAAA"
+    (refused,) = FederatedCounter(orgs[:1], forged, settings).count(query).parts
+    assert (refused.status, refused.reason) == ("error", "the node did not accept the sign-in")

@@ -26,13 +26,12 @@ import aiohttp
 from pydantic import BaseModel
 
 from clinrag.federation.protocol import (
-    API_VERSION,
     PopulationRequest,
     PopulationResponse,
     VocabularyRequest,
     VocabularyResponse,
 )
-from clinrag.federation.root import OrgEndpoint, hospitals
+from clinrag.federation.root import OrgEndpoint, ReplyError, hospitals, post_to_node
 from clinrag.population.node import NodeTerms
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery
@@ -42,7 +41,6 @@ from clinrag.settings import FederationSettings
 
 log = logging.getLogger("clinrag.root")
 _Reply = TypeVar("_Reply", bound=BaseModel)
-_READ_CHUNK = 64 * 1024
 
 
 class _ExchangeError(Exception):
@@ -134,21 +132,10 @@ class FederatedCounter:
     async def _exchange(
         self, client: aiohttp.ClientSession, endpoint: OrgEndpoint, path: str, body: bytes, model: type[_Reply]
     ) -> _Reply:
-        url = f"{endpoint.url.rstrip('/')}/{API_VERSION}/{path}"
-        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
-        limit = self.federation.max_response_bytes
-        async with client.post(url, data=body, headers=headers, allow_redirects=False) as reply:
-            if reply.status == 401:
-                raise _ExchangeError("error", "the node did not accept the sign-in")
-            if reply.status != 200:
-                raise _ExchangeError("error", f"HTTP {reply.status}")
-            if reply.content_length is not None and reply.content_length > limit:
-                raise _ExchangeError("error", f"reply larger than {limit} bytes")
-            received = bytearray()
-            async for piece in reply.content.iter_chunked(_READ_CHUNK):
-                received += piece
-                if len(received) > limit:
-                    raise _ExchangeError("error", f"reply larger than {limit} bytes")
+        try:
+            received = await post_to_node(client, endpoint, path, body, self.token, self.federation.max_response_bytes)
+        except ReplyError as exc:  # a sign-in refused is an error here too
+            raise _ExchangeError("error", exc.reason) from None
         try:
             return model.model_validate_json(received)
         except ValueError:

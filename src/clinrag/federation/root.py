@@ -371,22 +371,10 @@ class FederationRoot:
         return _Arrived(result, _Usable(reply, found, query_vector, org.library))
 
     async def _exchange(self, client: aiohttp.ClientSession, org: OrgEndpoint, request: bytes, token: str) -> OrgResult:
-        url = f"{org.url.rstrip('/')}/{API_VERSION}/retrieve"
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        limit = self.federation.max_response_bytes
-        async with client.post(url, data=request, headers=headers, allow_redirects=False) as reply:
-            if reply.status == 401:
-                return OrgResult(org, OrgStatus.UNAUTHENTICATED, "the node did not accept the sign-in")
-            if reply.status != 200:
-                return OrgResult(org, OrgStatus.FAILED, f"HTTP {reply.status}")
-            declared = reply.content_length
-            if declared is not None and declared > limit:
-                return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
-            body = bytearray()
-            async for piece in reply.content.iter_chunked(_READ_CHUNK):
-                body += piece
-                if len(body) > limit:
-                    return OrgResult(org, OrgStatus.FAILED, f"reply larger than {limit} bytes")
+        try:
+            body = await post_to_node(client, org, "retrieve", request, token, self.federation.max_response_bytes)
+        except ReplyError as exc:
+            return OrgResult(org, OrgStatus.UNAUTHENTICATED if exc.unauthenticated else OrgStatus.FAILED, exc.reason)
         try:
             response = RetrieveResponse.model_validate_json(body)
         except ValueError:  # pydantic's ValidationError (bad JSON or a bad message) is a ValueError
@@ -490,6 +478,45 @@ WITHHELD_REMEMBERED = 64
 
 _READ_CHUNK = 64 * 1024
 """Bytes read from a reply at a time (the size limit is checked after each)."""
+
+
+class ReplyError(Exception):
+    """A node's reply that is not read: the node refused the sign-in (``unauthenticated``), answered another HTTP
+    status than 200, or more than the size limit; the message says which."""
+
+    def __init__(self, reason: str, unauthenticated: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.unauthenticated = unauthenticated
+
+
+async def post_to_node(
+    client: aiohttp.ClientSession, org: OrgEndpoint, path: str, body: bytes, token: str, limit: int
+) -> bytearray:
+    """POST ``body`` (JSON) to ``/v1/PATH`` of ``org``'s node with the user's ``token``; the reply's body, read a
+    piece at a time and never more than ``limit`` bytes of it.
+
+    Raises:
+        ReplyError: the sign-in refused (401), another status than 200, or a reply over ``limit`` bytes (announced
+            or as it arrives).
+        aiohttp.ClientError, OSError: the node could not be reached.
+    """
+    url = f"{org.url.rstrip('/')}/{API_VERSION}/{path}"
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    async with client.post(url, data=body, headers=headers, allow_redirects=False) as reply:
+        if reply.status == 401:
+            raise ReplyError("the node did not accept the sign-in", unauthenticated=True)
+        if reply.status != 200:
+            raise ReplyError(f"HTTP {reply.status}")
+        declared = reply.content_length
+        if declared is not None and declared > limit:
+            raise ReplyError(f"reply larger than {limit} bytes")
+        received = bytearray()
+        async for piece in reply.content.iter_chunked(_READ_CHUNK):
+            received += piece
+            if len(received) > limit:
+                raise ReplyError(f"reply larger than {limit} bytes")
+    return received
 
 
 @functools.cache
