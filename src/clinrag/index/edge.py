@@ -37,7 +37,7 @@ import qdrant_edge as qe
 
 from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
-from clinrag.index.qdrant_points import SCROLL_PAGE, scrolled_chunk_ids, scrolled_digests, stored_dense
+from clinrag.index.qdrant_points import SCROLL_PAGE, point_batches, scrolled_chunk_ids, scrolled_digests, stored_dense
 from clinrag.index.store import (
     DENSE,
     INTEGER_FIELDS,
@@ -60,7 +60,6 @@ SNAPSHOT_INFO = "snapshot.json"
 SNAPSHOT_FORMAT = 2
 SIZE_HEADER = "clinrag.size"  # a shard file's full length when the archive holds it without its trailing zeros
 STAGING_DIR = ".staging"
-UPSERT_BATCH = 256
 SCAN_BLOCK = 1 << 20
 
 
@@ -228,12 +227,8 @@ class EdgeStore:
 
     def upsert(self, chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]) -> None:
         """Insert or replace the points of ``chunks`` (rows of ``dense`` and ``sparse`` in the same order)."""
-        for start in range(0, len(chunks), UPSERT_BATCH):
-            points = []
-            for offset, chunk in enumerate(chunks[start : start + UPSERT_BATCH]):
-                terms = sparse[start + offset]
-                vectors = {DENSE: dense[start + offset].tolist(), SPARSE: qe.SparseVector(*clean_sparse(terms))}
-                points.append(qe.Point(point_id(chunk.chunk_id), vectors, payload_of(chunk)))
+        for batch in point_batches(chunks, dense, sparse):
+            points = [qe.Point(p.id, {DENSE: p.dense, SPARSE: qe.SparseVector(*p.sparse)}, p.payload) for p in batch]
             self._shard.update(qe.UpdateOperation.upsert_points(points))
 
     def delete(self, chunk_ids: Iterable[str]) -> None:

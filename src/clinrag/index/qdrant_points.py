@@ -1,6 +1,6 @@
-"""What the two built-in Qdrant stores (`clinrag.index.edge`, `clinrag.index.server`) read back from their points
-the same way: every chunk id, every chunk id with its payload digest (both by scrolling through all points, a page
-at a time), and a point's stored dense vector.
+"""What the two built-in Qdrant stores (`clinrag.index.edge`, `clinrag.index.server`) write and read back the same
+way: the points of chunks, in batches; every chunk id, every chunk id with its payload digest (both by scrolling
+through all points, a page at a time); and a point's stored dense vector.
 
 Example:
     >>> from types import SimpleNamespace as Record
@@ -14,16 +14,41 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from clinrag.index.store import DENSE, DIGEST, chunk_id_of
+from clinrag.index.embed import Vectors
+from clinrag.index.store import DENSE, DIGEST, chunk_id_of, clean_sparse, payload_of, point_id
+from clinrag.types import Chunk
 
+UPSERT_BATCH = 256
+"""Points a store writes in one request."""
 SCROLL_PAGE = 1000
 """Points a store's scroll request asks for at a time."""
 
 Page = Callable[[Any, bool | list[str]], tuple[Sequence[Any], Any]]
 """A store's scroll request: given the offset to start at (None: the first point) and the payload fields to return
 (False: none), up to `SCROLL_PAGE` records (each with ``id`` and ``payload``) and the next offset (None: no more)."""
+
+
+class NewPoint(NamedTuple):
+    """A chunk's point as a store writes it: its id, dense vector, sparse vector and payload."""
+
+    id: str
+    dense: list[float]
+    sparse: tuple[list[int], list[float]]
+    """Indices and values (`clean_sparse`: no zero or non-finite value)."""
+    payload: dict[str, Any]
+
+
+def point_batches(
+    chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]
+) -> Iterator[list[NewPoint]]:
+    """The points of ``chunks`` (rows of ``dense`` and ``sparse`` in the same order), `UPSERT_BATCH` at a time."""
+    for start in range(0, len(chunks), UPSERT_BATCH):
+        yield [
+            NewPoint(point_id(chunk.chunk_id), dense[row].tolist(), clean_sparse(sparse[row]), payload_of(chunk))
+            for row, chunk in enumerate(chunks[start : start + UPSERT_BATCH], start)
+        ]
 
 
 def _scrolled(page: Page, payload: bool | list[str]) -> Iterator[Any]:

@@ -25,7 +25,14 @@ from qdrant_client import QdrantClient, models
 
 from clinrag.errors import StoreError
 from clinrag.index.embed import Vectors
-from clinrag.index.qdrant_points import SCROLL_PAGE, scrolled_chunk_ids, scrolled_digests, stored_dense
+from clinrag.index.qdrant_points import (
+    SCROLL_PAGE,
+    UPSERT_BATCH,
+    point_batches,
+    scrolled_chunk_ids,
+    scrolled_digests,
+    stored_dense,
+)
 from clinrag.index.store import (
     DENSE,
     INTEGER_FIELDS,
@@ -34,7 +41,6 @@ from clinrag.index.store import (
     IndexManifest,
     StoreHit,
     StoreQuery,
-    clean_sparse,
     conditions,
     payload_of,
     point_id,
@@ -42,7 +48,6 @@ from clinrag.index.store import (
 )
 from clinrag.types import Chunk, SearchFilters
 
-UPSERT_BATCH = 256
 MANIFEST_SUFFIX = "__manifest"
 
 
@@ -118,15 +123,15 @@ class ServerStore:
 
     def upsert(self, chunks: Sequence[Chunk], dense: Vectors, sparse: Sequence[dict[int, float]]) -> None:
         """Insert or replace the points of ``chunks``."""
-        for start in range(0, len(chunks), UPSERT_BATCH):
+        for batch in point_batches(chunks, dense, sparse):
             points = []
-            for offset, chunk in enumerate(chunks[start : start + UPSERT_BATCH]):
-                indices, values = clean_sparse(sparse[start + offset])
+            for point in batch:
+                indices, values = point.sparse
                 vector: dict[str, Any] = {
-                    DENSE: dense[start + offset].tolist(),
+                    DENSE: point.dense,
                     SPARSE: models.SparseVector(indices=indices, values=values),
                 }
-                points.append(models.PointStruct(id=point_id(chunk.chunk_id), vector=vector, payload=payload_of(chunk)))
+                points.append(models.PointStruct(id=point.id, vector=vector, payload=point.payload))
             self._client.upsert(self.name, points)
 
     def delete(self, chunk_ids: Iterable[str]) -> None:
