@@ -50,11 +50,13 @@ from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import mentioned
+from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
+from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
 
@@ -189,6 +191,8 @@ class Answerer:
         understanding = retrieval.understanding
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
+        if asks_for_kind_only(cleaned, understanding, [*names, *given]):
+            understanding = _as_context(understanding)
         terms = question_terms(understanding, [*names, *given])
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if _asks_for_nothing(understanding, named, filters):
@@ -197,14 +201,20 @@ class Answerer:
         # any thing named may be the one the records hold; a drug named must be among them ("indication for X?")
         written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
         drugs = frozenset(term for term in terms & written if is_drug_name(term))
-        for needed in (terms, drugs):
-            if needed and not any(needed & mentioned(text) for text in texts.values()):
+        mentions = [mentioned(text) for text in texts.values()]
+        # a drug named must be named by a record; so must the head of what is asked, whole and in one record ("an
+        # ERCP" of "an ERCP for stones in the duct"); of the other things named, any one will do
+        head = head_things(cleaned, understanding, [*names, *given])
+        anchors = understanding.anchors - {token for name in [*names, *given] for token in tokenize(name)}
+        for needed, named_by in (
+            (drugs, forms_mentioned),
+            (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
+            (frozenset() if head else terms, forms_mentioned),
+            (anchors, forms_mentioned),
+        ):
+            if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        anchors = understanding.anchors - {token for name in [*names, *given] for token in tokenize(name)}
-        if anchors and not any(anchors & mentioned(text) for text in texts.values()):
-            reason = f"No retrieved record mentions what the question asks about ({_listing(anchors)})."
-            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
 
@@ -532,6 +542,13 @@ def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None
     if scope.depts:
         update["depts"] = tuple(d for d in scope.depts if base.depts is None or d in base.depts)
     return base.model_copy(update=update)
+
+
+def _as_context(understanding: QueryUnderstanding) -> QueryUnderstanding:
+    """``understanding`` with the things it names set aside as context, but a drug (it stays a thing to find)."""
+    drugs = frozenset(thing for thing in understanding.things if is_drug_name(thing))
+    context = understanding.context | (understanding.things - drugs)
+    return dataclasses.replace(understanding, things=drugs, context=context)
 
 
 def _listing(terms: frozenset[str], most: int = 6) -> str:

@@ -30,6 +30,7 @@ from clinrag.index.lexical import tokenize
 from clinrag.ingest import sentences as note_sentences
 from clinrag.retrieve.classes import mentioned
 from clinrag.retrieve.vocabulary import is_thing
+from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.types import AnswerSentence
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
@@ -268,7 +269,7 @@ def on_question(
     wanted = set(terms)
     sections = sections or {}
     if wanted:
-        mentions = {number: bool(wanted & mentioned(text)) for number, text in sources.items()}
+        mentions = {number: bool(forms_mentioned(wanted, mentioned(text))) for number, text in sources.items()}
     elif wanted_sections and any(section in wanted_sections for section in sections.values()):
         mentions = {number: sections.get(number) in wanted_sections for number in sources}
     else:

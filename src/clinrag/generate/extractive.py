@@ -41,6 +41,7 @@ from clinrag.ingest.sentences import split_sentences
 from clinrag.retrieve.classes import member_words, mentioned
 from clinrag.retrieve.intent import KIND_SECTIONS
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.word_forms import forms_mentioned, stem
 from clinrag.types import Source
 
 MAX_LINES: Final = 8
@@ -210,7 +211,7 @@ def answering_lines(
     }
     for chosen_by in (specific, understanding.anchors - named):  # the thing asked, and the event it comes after
         if chosen_by:
-            about = {stay_of(s.chunk) for s in sources if chosen_by & mentioned(texts[s.number])}
+            about = {stay_of(s.chunk) for s in sources if forms_mentioned(chosen_by, mentioned(texts[s.number]))}
             sources = [source for source in sources if stay_of(source.chunk) in about]
     kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
     # the section a kind of fact is (not the hospital course a procedure may also be told in): its list answers
@@ -290,12 +291,18 @@ def affirms(line: str, terms: Set[str]) -> bool:
     """
     lowered = line.lower()
     for term in terms:
-        forms = "|".join(re.escape(form) for form in (term, *member_words(term)))
+        forms = "|".join(re.escape(form) for form in (term, *_stemmed(term), *member_words(term)))
         for match in re.finditer(rf"\b(?:{forms})\w*", lowered):
             before, after = lowered[: match.start()], lowered[match.end() :]
             if not _NEGATED_BEFORE.search(before) and not _NEGATED_AFTER.search(after):
                 return True
     return False
+
+
+def _stemmed(term: str) -> tuple[str, ...]:
+    """The stem of a one-word ``term`` as a further form to find ("voiding": "void" finds "unable to void")."""
+    root = stem(term) if term.isalpha() else term
+    return (root,) if len(root) >= 4 and root != term else ()
 
 
 def complication_lines(text: str, negations: bool) -> list[str]:

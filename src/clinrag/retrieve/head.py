@@ -1,0 +1,165 @@
+"""The head of what a question asks about: the first phrase of clinical things it names, before the words that
+qualify it ("an ERCP *for stones in the duct*", "a spinal fusion *with rods and screws*").
+
+A record answers "Did she need an ERCP for stones in the duct?" only if it names an ERCP; one about her gallstones
+names the qualifier, not the thing asked. So the answer step requires every word of the head — in one of its
+forms or expansions — in one retrieved record, where the other things a question names need only be somewhere.
+
+Example:
+    >>> from clinrag.retrieve.query import understand
+    >>> question = "Did Glenn Alexander need an ERCP for stones in the duct?"
+    >>> [sorted(thing.tokens) for thing in head_things(question, understand(question), ["Glenn Alexander"])]
+    [['cholangiopancreatography', 'endoscopic', 'ercp', 'retrograde']]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final, NamedTuple
+
+from clinrag.index.lexical import tokenize
+from clinrag.retrieve.classes import vocabulary
+from clinrag.retrieve.intent import anchor_spans, cue_spans
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.vocabulary import is_drug_name
+from clinrag.retrieve.word_forms import forms_mentioned
+
+
+class HeadThing(NamedTuple):
+    """One thing of a question's head: the word as the question writes it (BM25-folded) and every token that names
+    it (its expansions: "ERCP" is named by "endoscopic retrograde cholangiopancreatography" too)."""
+
+    word: str
+    tokens: frozenset[str]
+
+
+_WORD: Final = re.compile(r"[A-Za-z0-9][\w'’./-]*")
+_ASKED_ATTRIBUTE: Final = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?$", re.IGNORECASE)
+"""A wh-word right before a word: the word says what is asked for ("what technique"), unless it names a drug or a
+class ("which SSRI")."""
+_INSIDE: Final = frozenset({"of"})
+"""Words a head phrase may hold between its things ("sessions of dialysis", "MRI of the brain" stops at "the")."""
+
+
+def head_things(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> tuple[HeadThing, ...]:
+    """The things of the head phrase of ``question`` (one class, when the phrase names a class: "oral antibiotics");
+    empty when the question names no thing outside its kind-of-information and time phrases and the patients'
+    ``names``.
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> q = "Did Natasha Cantrell have a spinal fusion with rods and screws?"
+        >>> [thing.word for thing in head_things(q, understand(q), ["Natasha Cantrell"])]
+        ['spinal', 'fusion']
+        >>> q = "What procedure did Ada Stone undergo?"
+        >>> head_things(q, understand(q), ["Ada Stone"])
+        ()
+    """
+    named = {token for name in names for token in tokenize(name)}
+    things = understanding.things - named
+    if not things:
+        return ()
+    kept = _blanked(question, [*cue_spans(question), *anchor_spans(question)])
+    run: list[str] = []
+    run_end = 0
+    for match in _WORD.finditer(kept):
+        tokens = [token for token in tokenize(match.group()) if token in things]
+        adjacent = bool(run) and not kept[run_end : match.start()].strip()
+        if run and not adjacent:
+            break
+        if tokens and not run and _ASKED_ATTRIBUTE.search(kept[: match.start()]) and not _names_class_or_drug(tokens):
+            continue  # "What technique did they use for his hernia?": the technique is what is asked, not named
+        if tokens or (run and match.group().lower() in _INSIDE):
+            run.extend(tokens)
+            run_end = match.end()
+        elif run:
+            break
+    written = tokenize(kept)
+    for item in vocabulary().classes:  # "oral antibiotics", "thyroid replacement": a source naming a member names it
+        phrases = [tokenize(phrase) for phrase in (item.name, *item.asked)]
+        if any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in phrases):
+            return (HeadThing(item.name, frozenset({item.name, *(p[0] for p in phrases if len(p) == 1)})),)
+    return tuple(HeadThing(token, _forms(token, understanding.expansions)) for token in dict.fromkeys(run))
+
+
+OPEN_KINDS: Final = SECTION_KINDS | {"procedure", "complication"}
+"""Kinds of fact a question can ask for without naming a thing: "which procedure was it?", "what went wrong?"."""
+_CLAUSE: Final = re.compile(r"[,;:?!]|\s[-–—]+\s|\band\b")
+_INTERROGATIVE: Final = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|had|can|could|will|"
+    r"would|should|any)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> bool:
+    """Whether ``question`` asks for a kind of fact (:data:`OPEN_KINDS`) in a clause that names no clinical thing:
+    the clause of its first kind-of-information phrase, or else its first clause that opens as a question. What the
+    other clauses name is then why it is asked ("seeing her for a dressing - which procedure was it?"), not what a
+    record must name.
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> q = "Doing Erik Waller's wound check, which procedure was it again?"
+        >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
+        True
+        >>> q = "Which operation did Erik Waller have for the diverticulitis?"
+        >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
+        False
+    """
+    if understanding.fact_kind not in OPEN_KINDS:
+        return False
+    named = {token for name in names for token in tokenize(name)}
+    things = (understanding.things | understanding.context) - named
+    cues = cue_spans(question)
+    start = 0
+    clauses: list[tuple[int, int]] = []
+    for match in _CLAUSE.finditer(question):
+        clauses.append((start, match.start()))
+        start = match.end()
+    clauses.append((start, len(question)))
+    clauses = [(begin, end) for begin, end in clauses if question[begin:end].strip()]
+    if cues:
+        asking = [(begin, end) for begin, end in clauses if begin <= cues[0][0] < end]
+    else:
+        asking = [(begin, end) for begin, end in clauses if _INTERROGATIVE.match(question[begin:end])][:1]
+    if not asking:
+        return False
+    begin, end = asking[0]
+    return not set(tokenize(question[begin:end])) & things
+
+
+def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
+    """Whether a record that mentions ``mentioned`` names every thing of ``head`` (in one of its forms).
+
+    Example:
+        >>> head_named((HeadThing("voiding", frozenset({"voiding"})),), frozenset({"unable", "void"}))
+        True
+    """
+    return all(forms_mentioned(thing.tokens, mentioned) for thing in head)
+
+
+def _contains(tokens: list[str], phrase: list[str]) -> bool:
+    return any(tokens[start : start + len(phrase)] == phrase for start in range(len(tokens) - len(phrase) + 1))
+
+
+def _names_class_or_drug(tokens: list[str]) -> bool:
+    return any(is_drug_name(token) for token in tokens) or any(
+        set(tokens) & {token for phrase in item.asked for token in tokenize(phrase)} for item in vocabulary().classes
+    )
+
+
+def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    group = {token}
+    for found, meaning in expansions:
+        written, added = set(tokenize(found)), set(tokenize(meaning))
+        if token in written or token in added:
+            group |= written | added
+    return frozenset(group)
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text

@@ -1,0 +1,72 @@
+"""The head of what a question asks about, the questions that ask for a kind of fact only, and word forms."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
+from clinrag.retrieve.query import understand
+from clinrag.retrieve.word_forms import forms_mentioned, same_word
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "head"),
+    [
+        ("Did Glenn Alexander need an ERCP for stones in the duct?", "Glenn Alexander", ["ercp"]),
+        ("Did Natasha Cantrell have a spinal fusion with rods and screws?", "Natasha Cantrell", ["spinal", "fusion"]),
+        ("How many sessions of dialysis did Shari Roman need for her AKI?", "Shari Roman", ["dialysis"]),
+        ("What technique did they use for Sergio Frey's inguinal hernia?", "Sergio Frey", ["inguinal", "hernia"]),
+        ("what oral antibiotics is Ann Ochoa finishing at home for her pneumonia", "Ann Ochoa", ["antibiotic"]),
+        ("What procedure did Ada Stone undergo?", "Ada Stone", []),
+    ],
+)
+def test_the_head_is_the_first_phrase_of_things_less_its_qualifiers(question: str, name: str, head: list[str]) -> None:
+    assert [thing.word for thing in head_things(question, understand(question), [name])] == head
+
+
+def test_a_record_names_the_head_only_if_it_names_every_thing_of_it() -> None:
+    question = "Did Natasha Cantrell have a spinal fusion with rods and screws?"
+    head = head_things(question, understand(question), ["Natasha Cantrell"])
+    assert not head_named(head, frozenset({"release", "lumbar", "spinal", "cord"}))
+    assert head_named(head, frozenset({"posterior", "spinal", "fusion"}))
+
+
+def test_a_class_in_the_head_is_named_by_any_of_its_members() -> None:
+    question = "Loretta Cox - any thyroid replacement at home?"
+    head = head_things(question, understand(question), ["Loretta Cox"])
+    assert [thing.word for thing in head] == ["thyroid hormone"]
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "only_kind"),
+    [
+        (
+            "Seeing Cassidy Jensen for a dressing - what procedure did they have, was it keyhole?",
+            "Cassidy Jensen",
+            True,
+        ),
+        ("Coder here: does Roger Barron's record contain any complication that needs a code?", "Roger Barron", True),
+        ("Which operation did Cassidy Jensen have for the diverticulitis?", "Cassidy Jensen", False),
+        ("Did Tina Roy have trouble voiding after the back op?", "Tina Roy", False),
+        ("Did Glenn Alexander need an ERCP for stones in the duct?", "Glenn Alexander", False),
+    ],
+)
+def test_a_clause_that_asks_for_a_kind_of_fact_and_names_nothing(question: str, name: str, only_kind: bool) -> None:
+    assert asks_for_kind_only(question, understand(question), [name]) is only_kind
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("voiding", "void", True),
+        ("urine", "urinary", True),
+        ("appendicectomy", "appendectomy", True),
+        ("haemorrhage", "hemorrhage", True),
+        ("colon", "colonoscopy", False),
+        ("stent", "stenosis", False),
+        ("ct", "cta", False),
+    ],
+)
+def test_word_forms(first: str, second: str, same: bool) -> None:
+    assert same_word(first, second) is same
+    assert bool(forms_mentioned({first}, {second})) is same
