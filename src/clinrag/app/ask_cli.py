@@ -47,6 +47,8 @@ def _bounds(name: str) -> tuple[int, int]:
 
 
 K_MIN, K_MAX = _bounds("sources")
+FederationOption = Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")]
+AsOrgOption = Annotated[str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")]
 
 
 def checked_question(text: str) -> str:
@@ -93,14 +95,12 @@ def ask_command(
         str | None,
         typer.Option("--as", help="Ask the federation as this user (signs in at their hospital, e.g. A.phys)."),
     ] = None,
-    org: Annotated[
-        str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")
-    ] = None,
+    org: AsOrgOption = None,
     token: Annotated[
         str | None,
         typer.Option(envvar="CLINRAG_TOKEN", help="Ask the federation with this ID token (from any OIDC provider)."),
     ] = None,
-    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    federation: FederationOption = None,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -376,7 +376,7 @@ def print_answer(answer: Answer) -> None:
 def token_command(
     as_user: Annotated[str, typer.Option("--as", help="The demo user to sign in (e.g. A.phys).")],
     org: Annotated[str | None, typer.Option(help="The user's organisation (default: from the demo users).")] = None,
-    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    federation: FederationOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Print an ID token for a demo user: the API key for the OpenAI-compatible API and any chat UI.

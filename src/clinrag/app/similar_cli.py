@@ -20,7 +20,7 @@ import typer
 from rich.table import Table
 
 from clinrag.access.demo import demo_user
-from clinrag.app.ask_cli import _sign_in
+from clinrag.app.ask_cli import AsOrgOption, FederationOption, _sign_in
 from clinrag.app.console import ConfigOption, console, settings_for
 from clinrag.app.exits import exit_on_error
 from clinrag.federation.root import load_federation
@@ -204,10 +204,8 @@ def similar_command(
         str | None,
         typer.Option("--as", help="Ask every hospital as this user (signs in at their hospital, e.g. A.phys)."),
     ] = None,
-    org: Annotated[
-        str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")
-    ] = None,
-    federation: Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")] = None,
+    org: AsOrgOption = None,
+    federation: FederationOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Print the patients most similar to PATIENT by diagnoses, medications and procedures (weighted Jaccard).
