@@ -46,7 +46,8 @@ def test_a_class_in_the_head_is_named_by_any_of_its_members() -> None:
             True,
         ),
         ("Coder here: does Roger Barron's record contain any complication that needs a code?", "Roger Barron", True),
-        ("Which operation did Cassidy Jensen have for the diverticulitis?", "Cassidy Jensen", False),
+        ("Which operation did Cassidy Jensen have for the diverticulitis?", "Cassidy Jensen", True),
+        ("Which operation did Cassidy Jensen have on her thyroid?", "Cassidy Jensen", False),
         ("Did Tina Roy have trouble voiding after the back op?", "Tina Roy", False),
         ("Did Glenn Alexander need an ERCP for stones in the duct?", "Glenn Alexander", False),
     ],
@@ -70,3 +71,12 @@ def test_a_clause_that_asks_for_a_kind_of_fact_and_names_nothing(question: str, 
 def test_word_forms(first: str, second: str, same: bool) -> None:
     assert same_word(first, second) is same
     assert bool(forms_mentioned({first}, {second})) is same
+
+
+def test_the_place_an_asker_calls_from_is_no_scope() -> None:
+    from clinrag.retrieve.scope import ScopeNames, named_scope
+
+    names = ScopeNames(orgs={"A": "Hospital A"}, depts=("admissions", "surgery", "orthopaedics"))
+    assert named_scope("Ringing from the admissions unit about Ann Lee: her regular meds?", names).empty
+    assert named_scope("It's the reg from the surgical side - any allergies for Ann Lee?", names).empty
+    assert named_scope("Who had a fall in orthopedics at Hospital A?", names).depts == ("orthopaedics",)

@@ -54,7 +54,7 @@ from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import QueryUnderstanding
-from clinrag.retrieve.scope import Scope, ScopeNames, named_scope
+from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
@@ -191,9 +191,10 @@ class Answerer:
         understanding = retrieval.understanding
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
-        if asks_for_kind_only(cleaned, understanding, [*names, *given]):
+        filtering = [*names, *given, *scope_words(scope, self.scopes)]  # who and where: filters, not things to find
+        if asks_for_kind_only(cleaned, understanding, filtering):
             understanding = _as_context(understanding)
-        terms = question_terms(understanding, [*names, *given])
+        terms = question_terms(understanding, filtering)
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
@@ -204,8 +205,8 @@ class Answerer:
         mentions = [mentioned(text) for text in texts.values()]
         # a drug named must be named by a record; so must the head of what is asked, whole and in one record ("an
         # ERCP" of "an ERCP for stones in the duct"); of the other things named, any one will do
-        head = head_things(cleaned, understanding, [*names, *given])
-        anchors = understanding.anchors - {token for name in [*names, *given] for token in tokenize(name)}
+        head = head_things(cleaned, understanding, filtering)
+        anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),

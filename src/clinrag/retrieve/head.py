@@ -8,8 +8,8 @@ forms or expansions — in one retrieved record, where the other things a questi
 Example:
     >>> from clinrag.retrieve.query import understand
     >>> question = "Did Glenn Alexander need an ERCP for stones in the duct?"
-    >>> [sorted(thing.tokens) for thing in head_things(question, understand(question), ["Glenn Alexander"])]
-    [['cholangiopancreatography', 'endoscopic', 'ercp', 'retrograde']]
+    >>> [sorted(thing.phrases) for thing in head_things(question, understand(question), ["Glenn Alexander"])]
+    [[('endoscopic', 'retrograde', 'cholangiopancreatography'), ('ercp',)]]
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from clinrag.retrieve.word_forms import forms_mentioned
 
 
 class HeadThing(NamedTuple):
-    """One thing of a question's head: the word as the question writes it (BM25-folded) and every token that names
-    it (its expansions: "ERCP" is named by "endoscopic retrograde cholangiopancreatography" too)."""
+    """One thing of a question's head: the word as the question writes it (BM25-folded) and the phrases that name
+    it, each as its tokens (the word itself, its expansions: "ERCP" is named by "endoscopic retrograde
+    cholangiopancreatography" too, all three words of it; a class by its name)."""
 
     word: str
-    tokens: frozenset[str]
+    phrases: frozenset[tuple[str, ...]]
 
 
 _WORD: Final = re.compile(r"[A-Za-z0-9][\w'’./-]*")
@@ -77,9 +78,11 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
             break
     written = tokenize(kept)
     for item in vocabulary().classes:  # "oral antibiotics", "thyroid replacement": a source naming a member names it
-        phrases = [tokenize(phrase) for phrase in (item.name, *item.asked)]
+        sites = item.sites if item.name in understanding.classes else ()  # "bowel surgery": a procedure group
+        phrases = [tokenize(phrase) for phrase in (item.name, *item.asked, *sites)]
         if any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in phrases):
-            return (HeadThing(item.name, frozenset({item.name, *(p[0] for p in phrases if len(p) == 1)})),)
+            names = {(item.name,), *(tuple(p) for p in phrases if len(p) == 1)}
+            return (HeadThing(item.name, frozenset(names)),)
     return tuple(HeadThing(token, _forms(token, understanding.expansions)) for token in dict.fromkeys(run))
 
 
@@ -104,7 +107,7 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         >>> q = "Doing Erik Waller's wound check, which procedure was it again?"
         >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
         True
-        >>> q = "Which operation did Erik Waller have for the diverticulitis?"
+        >>> q = "Which operation did Erik Waller have on his thyroid?"
         >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
         False
     """
@@ -134,10 +137,12 @@ def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
     """Whether a record that mentions ``mentioned`` names every thing of ``head`` (in one of its forms).
 
     Example:
-        >>> head_named((HeadThing("voiding", frozenset({"voiding"})),), frozenset({"unable", "void"}))
+        >>> head_named((HeadThing("voiding", frozenset({("voiding",)})),), frozenset({"unable", "void"}))
         True
     """
-    return all(forms_mentioned(thing.tokens, mentioned) for thing in head)
+    return all(
+        any(len(forms_mentioned(phrase, mentioned)) == len(set(phrase)) for phrase in thing.phrases) for thing in head
+    )
 
 
 def _contains(tokens: list[str], phrase: list[str]) -> bool:
@@ -150,13 +155,13 @@ def _names_class_or_drug(tokens: list[str]) -> bool:
     )
 
 
-def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[str]:
-    group = {token}
+def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
+    phrases = {(token,)}
     for found, meaning in expansions:
-        written, added = set(tokenize(found)), set(tokenize(meaning))
+        written, added = tuple(tokenize(found)), tuple(tokenize(meaning))
         if token in written or token in added:
-            group |= written | added
-    return frozenset(group)
+            phrases |= {written, added} - {()}
+    return frozenset(phrases)
 
 
 def _blanked(text: str, spans: list[tuple[int, int]]) -> str:

@@ -108,7 +108,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
-        r"|clinic|go back to|come back|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?",
+        r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
+        r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?",
         ("Followup Instructions",),
     ),
     (r"instructions|advised|told to|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),

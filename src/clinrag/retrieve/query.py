@@ -144,6 +144,9 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
     if kind == "results":
         things |= examination_qualifiers(read)
+    if kind == "procedure":  # "which operation for the diverticulitis?": the indication chooses the stay, as a time
+        anchors |= _things_in(_only(read, indication_spans(read)), expansions) & things
+
     if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
         things, anchors = anchors, frozenset()
     about = asked_about(read) != read
@@ -251,6 +254,30 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
 def _only(text: str, spans: list[tuple[int, int]]) -> str:
     """The characters of ``spans`` of ``text``, each span on its own."""
     return " . ".join(text[start:end] for start, end in spans)
+
+
+_INDICATION: Final = re.compile(
+    r"\bfor\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?"
+    r"([a-z][\w/'-]*(?:\s+(?!(?:and|or|but|with|was|is|did|does|to|for|in|on|at|when|what|why|how)\b)"
+    r"[a-z][\w/'-]*){0,2})",
+    re.IGNORECASE,
+)
+
+
+def indication_spans(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` names what something it asks for was done for ("which operation … for the
+    diverticulitis"): after its first kind-of-information phrase (a "for" before it says why the question is asked,
+    "for coding purposes, which procedures?"). In a question asking for a procedure, the indication says which stay,
+    not what the line that answers must name.
+
+    Example:
+        >>> q = "For the audit: which operation did she have for the diverticulitis?"
+        >>> [q[start:end] for start, end in indication_spans(q)]
+        ['diverticulitis']
+    """
+    cues = cue_spans(question)
+    after = cues[0][1] if cues else len(question)
+    return [(match.start(1), match.end(1)) for match in _INDICATION.finditer(question, after)]
 
 
 def anchored_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:

@@ -62,11 +62,39 @@ class Scope:
         return not self.orgs and not self.depts
 
 
+_ASKER_PLACE: Final = re.compile(
+    r"\b(?:calling|ringing|phoning|writing|speaking|messaging|here|i'm|i am|we're|we are|it's|it is|this is)\s+"
+    r"(?:\w+\s+){0,3}?(?:from|on|in|at)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:unit|ward|department|dept|team|service|side|clinic)\b",
+    re.IGNORECASE,
+)
+"""Where the asker is ("ringing from the admissions unit", "I'm on the surgical ward"): not where to search."""
+
+
 def named_scope(question: str, names: ScopeNames) -> Scope:
-    """The hospitals and departments of ``names`` that ``question`` names (see the module docstring)."""
+    """The hospitals and departments of ``names`` that ``question`` names (see the module docstring), less the
+    place the asker says they are calling from.
+
+    Example:
+        >>> names = ScopeNames(depts=("admissions", "surgery"))
+        >>> named_scope("Ringing from the admissions unit: what meds was she on?", names).empty
+        True
+    """
+    question = _ASKER_PLACE.sub(" ", question)
     orgs = tuple(code for code, label in names.orgs.items() if _names_org(question, code, label))
     depts = tuple(dept for dept in names.depts if _names_dept(question, dept))
     return Scope(orgs, depts)
+
+
+def scope_words(scope: Scope, names: ScopeNames) -> tuple[str, ...]:
+    """The words that may name ``scope``'s hospitals and departments in a question: filters, not things to find.
+
+    Example:
+        >>> scope_words(Scope(orgs=("A",), depts=("psychiatry",)), ScopeNames(orgs={"A": "Hospital A"}))
+        ('Hospital A', 'hospital A', 'psychiatry', 'psychiatric', 'psych')
+    """
+    labels = [names.orgs.get(code, "") for code in scope.orgs] + [f"hospital {code}" for code in scope.orgs]
+    variants = [variant for dept in scope.depts for variant in SPECIALTY_VARIANTS.get(dept.lower(), (dept,))]
+    return tuple(word for word in (*labels, *variants) if word)
 
 
 def _names_org(question: str, code: str, label: str) -> bool:
