@@ -53,6 +53,7 @@ from clinrag.retrieve.classes import mentioned
 from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
+from clinrag.retrieve.patient_mentions import full_names
 from clinrag.retrieve.query import QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
@@ -191,6 +192,8 @@ class Answerer:
         understanding = retrieval.understanding
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
+        if retrieval.resolution is None:  # no registry read the question here (a federation's root)
+            names = list(full_names(cleaned))
         filtering = [*names, *given, *scope_words(scope, self.scopes)]  # who and where: filters, not things to find
         if asks_for_kind_only(cleaned, understanding, filtering):
             understanding = _as_context(understanding)

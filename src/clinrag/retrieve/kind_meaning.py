@@ -106,6 +106,11 @@ class KindReader:
     embedder: Embedder
     min_similarity: float = 0.62
     min_margin: float = 0.04
+    overrule_similarity: float = 0.80
+    """A kind read this alike overrules the one phrasing rule that cued another kind ("was outpatient review requested
+    on discharge?" cues discharge medications by "on discharge", and reads as follow-up at 0.89) …"""
+    overrule_margin: float = 0.15
+    """… when it is this far ahead of the rules' kind."""
 
     def similarities(self, vector: Vectors) -> dict[str, float]:
         """Each kind's best cosine between ``vector`` and that kind's example questions."""
@@ -153,17 +158,22 @@ class KindReader:
             return understanding
         if len(understanding.kind_candidates) > 1:
             return self.settle(understanding, vector)
-        if understanding.fact_kind is not None:
-            return understanding
         if named is None:
             named = understanding.things | understanding.anchors
         kind, similarity, margin = self.nearest(vector)
-        if similarity < self.min_similarity or margin < self.min_margin:
+        overruled = understanding.fact_kind is not None
+        if overruled:
+            ruled = self.similarities(vector).get(understanding.fact_kind or "", -1.0)
+            if kind == understanding.fact_kind or similarity < self.overrule_similarity:
+                return understanding
+            if similarity - ruled < self.overrule_margin:  # the rules' kind is near enough: their cue stands
+                return understanding
+        elif similarity < self.min_similarity or margin < self.min_margin:
             return understanding
         names_drug = any(is_drug_name(thing) or thing in understanding.classes for thing in named)
         if named and (kind not in CONTEXT_KINDS or names_drug):  # what it names already says what to find
             return understanding
-        return with_kind(understanding, kind, round(similarity, 3))
+        return with_kind(understanding, kind, round(similarity, 3), own_sections=overruled)
 
     def settle(self, understanding: QueryUnderstanding, vector: Vectors) -> QueryUnderstanding:
         """``understanding`` asking for the one of its rule-found kinds (:attr:`QueryUnderstanding.kind_candidates`)
@@ -188,9 +198,11 @@ class KindReader:
         return with_kind(understanding, kind, round(best[kind], 3))
 
 
-def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | None) -> QueryUnderstanding:
+def with_kind(
+    understanding: QueryUnderstanding, kind: str, similarity: float | None, own_sections: bool = False
+) -> QueryUnderstanding:
     """``understanding`` asking for ``kind`` (read by meaning, ``similarity`` alike), with that kind's sections
-    unless it already names some.
+    unless it already names some (``own_sections``: in any case, the kind read overruling the one cued).
 
     Example:
         >>> from clinrag.retrieve.query import understand
@@ -204,7 +216,7 @@ def with_kind(understanding: QueryUnderstanding, kind: str, similarity: float | 
     return dataclasses.replace(
         understanding,
         fact_kind=kind,
-        sections=understanding.sections or KIND_SECTIONS.get(kind, ()),
+        sections=KIND_SECTIONS.get(kind, ()) if own_sections else understanding.sections or KIND_SECTIONS.get(kind, ()),
         kind_similarity=similarity,
         things=things - context,
         context=context,

@@ -966,6 +966,23 @@ def given_names() -> frozenset[str]:
     return frozenset(found)
 
 
+_FULL_NAME: Final = re.compile(r"\b([A-Z][a-z]+)\s+((?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)")
+
+
+def full_names(question: str) -> tuple[str, ...]:
+    """The "Given Surname" pairs written in ``question`` (a census given name, then a capitalised word): who it is
+    about, where no registry is at hand to say (a federation's root reads the question before any leaf resolves
+    the name).
+
+    Example:
+        >>> full_names("What do the guidelines recommend for Meagan Rush's anticoagulation? Ask Hospital A.")
+        ('Meagan Rush',)
+    """
+    return tuple(
+        f"{given} {surname}" for given, surname in _FULL_NAME.findall(question) if given.lower() in given_names()
+    )
+
+
 def _name_word(token: _Token, common: bool = False) -> bool:
     """Whether ``token`` may be a word of a person's name; ``common`` allows words frequent in English."""
     key = token.key

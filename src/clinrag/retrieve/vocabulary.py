@@ -177,16 +177,61 @@ def is_drug_name(word: str) -> bool:
 def is_thing(token: str) -> bool:
     """Whether a (lower-case, BM25-folded) token names a clinical thing rather than a kind of information.
 
+    A word English does not know that is one letter away from a common plain word ("actualy") is that word
+    misspelt, not a rare clinical term.
+
     Example:
-        >>> is_thing("stroke"), is_thing("arranged"), is_thing("warfarin")
-        (True, False, True)
+        >>> is_thing("stroke"), is_thing("arranged"), is_thing("warfarin"), is_thing("actualy")
+        (True, False, True, False)
     """
     if token in KIND_WORDS or not re.search("[a-z]", token):
         return False
     if looks_like_drug(token):
         return True
     frequency = zipf(token)
+    if frequency == 0 and misspelt_plain_word(token):
+        return False
     return frequency < RARE_ZIPF or (token in clinical_words() and frequency < COMMON_ZIPF)
+
+
+_LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
+_MISSPELLING_MIN_LENGTH: Final = 5
+
+
+@functools.cache
+def misspelt_plain_word(token: str) -> str | None:
+    """The common plain English word (Zipf ≥ :data:`COMMON_ZIPF`, not a clinical title word, no drug) that an
+    unknown ``token`` is one edit away from, if any: a typo of a word that names no clinical thing.
+
+    Example:
+        >>> misspelt_plain_word("actualy"), misspelt_plain_word("diabetis")
+        ('actually', None)
+    """
+    if len(token) < _MISSPELLING_MIN_LENGTH or not token.isalpha() or token in drug_names():
+        return None
+    splits = [(token[:i], token[i:]) for i in range(len(token) + 1)]
+    edits = {left + right[1:] for left, right in splits if right}
+    edits |= {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+    edits |= {left + letter + right[1:] for left, right in splits if right for letter in _LETTERS}
+    edits |= {left + letter + right for left, right in splits for letter in _LETTERS}
+    common = _common_plain_words()
+    plain = [(common[word], word) for word in edits - {token} if word in common]
+    return max(plain)[1] if plain else None
+
+
+@functools.cache
+def _common_plain_words() -> dict[str, float]:
+    """The words of wordfreq's small English list at least :data:`COMMON_ZIPF` common, less clinical title words,
+    with their frequency (read once, ~0.1 s)."""
+    from wordfreq import get_frequency_dict
+
+    least = 10 ** (COMMON_ZIPF - 9)  # Zipf is log10 of the frequency per billion words
+    clinical = clinical_words()
+    return {
+        word: frequency
+        for word, frequency in get_frequency_dict("en", wordlist="small").items()
+        if frequency >= least and word.isalpha() and word not in clinical
+    }
 
 
 @functools.cache
