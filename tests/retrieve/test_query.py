@@ -430,7 +430,7 @@ def test_a_results_question_naming_an_examination_needs_that_examination() -> No
         ("about to hang abx for Ada Stone - do we know of any allergies?", {"abx", "antibiotic"}),
         ("Does Ada Stone have a contrast allergy?", {"contrast"}),
         ("is Ada Stone going to want nicotine patches? do they smoke", {"nicotine"}),
-        ("doing the TTOs for Ada Stone, what's on the discharge med list?", {"ttos"}),
+        ("filling the dosette box for Ada Stone, what's on the discharge med list?", {"dosette"}),
     ],
 )
 def test_words_around_a_section_kind_are_context_not_things_to_find(question: str, context: set[str]) -> None:

@@ -50,7 +50,7 @@ from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import mentioned
-from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
+from clinrag.retrieve.head import asked_attributes, asks_for_kind_only, head_named, head_things
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
@@ -197,6 +197,8 @@ class Answerer:
         filtering = [*names, *given, *scope_words(scope, self.scopes)]  # who and where: filters, not things to find
         if asks_for_kind_only(cleaned, understanding, filtering):
             understanding = _as_context(understanding)
+        elif attributes := asked_attributes(cleaned, understanding, filtering):  # "which sickness": what is asked
+            understanding = _as_context(understanding, attributes)
         terms = question_terms(understanding, filtering)
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if _asks_for_nothing(understanding, named, filters):
@@ -548,11 +550,14 @@ def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None
     return base.model_copy(update=update)
 
 
-def _as_context(understanding: QueryUnderstanding) -> QueryUnderstanding:
-    """``understanding`` with the things it names set aside as context, but a drug (it stays a thing to find)."""
-    drugs = frozenset(thing for thing in understanding.things if is_drug_name(thing))
-    context = understanding.context | (understanding.things - drugs)
-    return dataclasses.replace(understanding, things=drugs, context=context)
+def _as_context(understanding: QueryUnderstanding, words: frozenset[str] | None = None) -> QueryUnderstanding:
+    """``understanding`` with the things it names (or those of them among ``words``) set aside as context, but a
+    drug (it stays a thing to find)."""
+    chosen = understanding.things if words is None else understanding.things & words
+    aside = frozenset(thing for thing in chosen if not is_drug_name(thing))
+    return dataclasses.replace(
+        understanding, things=understanding.things - aside, context=understanding.context | aside
+    )
 
 
 def _listing(terms: frozenset[str], most: int = 6) -> str:

@@ -22,6 +22,7 @@ from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import vocabulary
 from clinrag.retrieve.intent import anchor_spans, cue_spans
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
 
@@ -49,7 +50,7 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     ``names``.
 
     Example:
-        >>> from clinrag.retrieve.query import understand
+    >>> from clinrag.retrieve.query import understand
         >>> q = "Did Natasha Cantrell have a spinal fusion with rods and screws?"
         >>> [thing.word for thing in head_things(q, understand(q), ["Natasha Cantrell"])]
         ['spinal', 'fusion']
@@ -81,14 +82,18 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
         sites = item.sites if item.name in understanding.classes else ()  # "bowel surgery": a procedure group
         phrases = [tokenize(phrase) for phrase in (item.name, *item.asked, *sites)]
         if any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in phrases):
-            names = {(item.name,), *(tuple(p) for p in phrases if len(p) == 1)}
-            return (HeadThing(item.name, frozenset(names)),)
+            forms: set[tuple[str, ...]] = {(item.name,), *(tuple(p) for p in phrases if len(p) == 1)}
+            return (HeadThing(item.name, frozenset(forms)),)
     return tuple(HeadThing(token, _forms(token, understanding.expansions)) for token in dict.fromkeys(run))
 
 
 OPEN_KINDS: Final = SECTION_KINDS | {"procedure", "complication"}
 """Kinds of fact a question can ask for without naming a thing: "which procedure was it?", "what went wrong?"."""
-_CLAUSE: Final = re.compile(r"[,;:?!]|\s[-–—]+\s|\band\b")
+_CLAUSE: Final = re.compile(
+    r"[,;:?!]|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
+)
+"""Where a clause ends: punctuation, a dash, "and", or a question word inside a sentence ("wound looks red what op
+was it")."""
 _INTERROGATIVE: Final = re.compile(
     r"^\s*(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|had|can|could|will|"
     r"would|should|any)\b",
@@ -98,12 +103,12 @@ _INTERROGATIVE: Final = re.compile(
 
 def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> bool:
     """Whether ``question`` asks for a kind of fact (:data:`OPEN_KINDS`) in a clause that names no clinical thing:
-    the clause of its first kind-of-information phrase, or else its first clause that opens as a question. What the
+    a clause holding a kind-of-information phrase, or else its first clause that opens as a question. What the
     other clauses name is then why it is asked ("seeing her for a dressing - which procedure was it?"), not what a
     record must name.
 
     Example:
-        >>> from clinrag.retrieve.query import understand
+    >>> from clinrag.retrieve.query import understand
         >>> q = "Doing Erik Waller's wound check, which procedure was it again?"
         >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
         True
@@ -115,7 +120,9 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         return False
     named = {token for name in names for token in tokenize(name)}
     things = (understanding.things | understanding.context) - named
-    cues = cue_spans(question)
+    question = expand_shorthand(question)[0]  # "what op was it?" asks for an operation
+    anchors = anchor_spans(question)  # "after the op": a time, not what is asked
+    cues = [(begin, end) for begin, end in cue_spans(question) if not any(a <= begin < b for a, b in anchors)]
     start = 0
     clauses: list[tuple[int, int]] = []
     for match in _CLAUSE.finditer(question):
@@ -124,13 +131,30 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     clauses.append((start, len(question)))
     clauses = [(begin, end) for begin, end in clauses if question[begin:end].strip()]
     if cues:
-        asking = [(begin, end) for begin, end in clauses if begin <= cues[0][0] < end]
+        asking = [(begin, end) for begin, end in clauses if any(begin <= cue < end for cue, _ in cues)]
     else:
         asking = [(begin, end) for begin, end in clauses if _INTERROGATIVE.match(question[begin:end])][:1]
-    if not asking:
-        return False
-    begin, end = asking[0]
-    return not set(tokenize(question[begin:end])) & things
+    return any(not set(tokenize(question[begin:end])) & things for begin, end in asking)
+
+
+def asked_attributes(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
+    """The things ``question`` names right after a question word, where they say what is asked for rather than
+    what a record must name ("what technique", "which sickness"), unless they name a drug or a class ("which SSRI").
+
+    Example:
+    >>> from clinrag.retrieve.query import understand
+        >>> q = "Which sickness did they find for Dennis Perry in the end?"
+        >>> sorted(asked_attributes(q, understand(q), ["Dennis Perry"]))
+        ['sickness']
+    """
+    named = {token for name in names for token in tokenize(name)}
+    things = understanding.things - named
+    found: set[str] = set()
+    for match in _WORD.finditer(question):
+        tokens = [token for token in tokenize(match.group()) if token in things]
+        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]) and not _names_class_or_drug(tokens):
+            found.update(tokens)
+    return frozenset(found)
 
 
 def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
@@ -156,7 +180,7 @@ def _names_class_or_drug(tokens: list[str]) -> bool:
 
 
 def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
-    phrases = {(token,)}
+    phrases: set[tuple[str, ...]] = {(token,)}
     for found, meaning in expansions:
         written, added = tuple(tokenize(found)), tuple(tokenize(meaning))
         if token in written or token in added:

@@ -40,6 +40,10 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "dc": "discharge",
         "c/o": "complaining of",
         "s/p": "status post",
+        "tta": "discharge medications",  # "to take away" (British): what a patient goes home with
+        "ttas": "discharge medications",
+        "tto": "discharge medications",  # "to take out"
+        "ttos": "discharge medications",
         "meds": "medications",
         "med": "medication",
         "w/": "with",

@@ -72,6 +72,11 @@ _KIND_WORDS_TEXT = """
     hadn aren
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
+CARE_SETTING_WORDS: Final = frozenset(
+    {"triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary"}
+)
+"""Where care happens ("post-op pt at triage", "before it goes down to dispensary"): where the asker is, never a
+thing to find."""
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
 and the targets of spelling correction."""
 
@@ -184,7 +189,7 @@ def is_thing(token: str) -> bool:
         >>> is_thing("stroke"), is_thing("arranged"), is_thing("warfarin"), is_thing("actualy")
         (True, False, True, False)
     """
-    if token in KIND_WORDS or not re.search("[a-z]", token):
+    if token in KIND_WORDS or token in CARE_SETTING_WORDS or not re.search("[a-z]", token):
         return False
     if looks_like_drug(token):
         return True
