@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from clinrag.index.lexical import STOPWORDS
+
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
     r"|(?:coming|being brought|arriving|going) (?:in)?to (?:the )?hospital"
@@ -243,10 +245,20 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         if after is None
         or after[2] == cue[2]
         or after[0] < cue[1]
-        or question[cue[1] : after[0]].strip(" -") != ""
+        or not _compound_gap(question[cue[1] : after[0]])
         or _PREPOSITION.match(question, after[0]) is not None
-    ]  # a cue directly followed by another cue of another kind modifies it: "surgery clinic" is a clinic
+    ]  # a cue followed by another cue of another kind modifies it: "surgery clinic" is a clinic, an "allergy patch
+    # test" a test
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
+
+
+def _compound_gap(gap: str) -> bool:
+    """Whether the words between two cues leave them one compound: nothing, or one noun ("allergy patch test")."""
+    word = gap.strip(" -")
+    return not word or (word.isalpha() and word.lower() not in STOPWORDS and word.lower() not in _NOT_IN_COMPOUNDS)
+
+
+_NOT_IN_COMPOUNDS: Final = frozenset({"like", "any", "please", "then", "also", "etc", "thanks", "ok"})
 
 
 def cue_spans(question: str) -> list[tuple[int, int]]:

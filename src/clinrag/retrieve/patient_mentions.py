@@ -69,7 +69,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Final, Protocol
 
 from clinrag.errors import ClinragError
-from clinrag.retrieve.vocabulary import KIND_WORDS, is_thing, zipf
+from clinrag.retrieve.vocabulary import DRUG_WORDS, KIND_WORDS, is_thing, zipf
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -183,18 +183,6 @@ _CLINICAL_HEADS = _word_set(
 )
 """Nouns that turn a preceding surname into an eponym (``Wilson's disease``, ``Murphy's sign``)."""
 
-_DRUG_WORDS = _word_set(
-    """
-    coumadin warfarin lasix eliquis xarelto pradaxa plavix lipitor zocor crestor norvasc toprol lopressor coreg
-    zestril cozaar diovan entresto lovenox heparin keppra dilantin depakote tegretol neurontin lyrica ativan xanax
-    valium haldol seroquel zyprexa risperdal zoloft prozac lexapro celexa wellbutrin ambien tylenol motrin advil
-    aleve toradol dilaudid percocet vicodin oxycontin narcan zofran reglan protonix nexium prilosec pepcid colace
-    senna miralax dulcolax flagyl bactrim keflex augmentin zosyn cipro levaquin zithromax vanco rocephin unasyn
-    lantus humalog novolog glucophage synthroid levoxyl solumedrol medrol decadron prednisone benadryl precedex
-    diprivan versed fentanyl levophed digoxin lanoxin cardizem cordarone jardiance farxiga ozempic trulicity
-    januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort
-    """
-)
 _DRUG_SUFFIXES = (
     "mab", "nib", "pril", "sartan", "olol", "alol", "statin", "xaban", "gatran", "parin", "azole", "cillin",
     "mycin", "micin", "floxacin", "cycline", "prazole", "tidine", "dipine", "semide", "thiazide", "zepam", "zolam",
@@ -446,7 +434,8 @@ def _parse(question: str) -> _Question:
             end = stop
         tokens.append(_Token(start, end, stop, fold(raw), possessive, raw[0].isupper(), len(raw) > 1 and raw.isupper()))
     gaps = [_gap_kind(question[left.stop : right.start]) for left, right in itertools.pairwise(tokens)]
-    lowercase = not any(char.isupper() for char in question)
+    # "tanya bartlett TTOs?": an acronym's capitals do not make the question one written with capitals
+    lowercase = not any(char.isupper() for word in question.split() if sum(map(str.isupper, word)) < 2 for char in word)
     shouted = not any(char.islower() for char in question)
     return _Question(question, tokens, gaps, lowercase, shouted, titled=False)
 
@@ -461,7 +450,7 @@ def _overlaps(start: int, end: int, spans: Iterable[tuple[int, int]]) -> bool:
 
 
 def _is_drug(word: str) -> bool:
-    return word in _DRUG_WORDS or (len(word) > 5 and word.endswith(_DRUG_SUFFIXES))
+    return word in DRUG_WORDS or (len(word) > 5 and word.endswith(_DRUG_SUFFIXES))
 
 
 @functools.cache
@@ -814,7 +803,7 @@ class _Finder:
         capitalised registry word in mid-sentence next to a lone surname (``patient Franklin May``). Any other
         capitalised word is, unless it is an acronym (in capitals when the name is not) or, next to a full name,
         the question is written in capitals or title case. A lowercase word is when the name is in lowercase too
-        and the word comes before it (or on either side of a lone surname).
+        and the word is a given name before it ("grace laura dawson"), or on either side of a lone surname.
         """
         token = parsed.tokens[i]
         lone = match.how == "surname"
@@ -824,8 +813,8 @@ class _Finder:
             return lone and token.capitalised and token.key in self._words and not _starts_sentence(parsed, i)
         if hyphen or (token.key in self._words and (token.capitalised or lowercase_name)):
             return True
-        if not token.capitalised:
-            return lowercase_name and (lone or before)
+        if not token.capitalised:  # "triage eddie hester", "note sierra levine": only a given name makes it longer
+            return lowercase_name and (lone or (before and token.key in given_names()))
         shouted_name = all(word.shouted for word in name)
         if token.shouted and not parsed.shouted and not (shouted_name and (lone or len(token.key) >= 4)):
             return False
