@@ -317,7 +317,7 @@ class WebSettings(Group):
 
 
 class AggregateSettings(Group):
-    """Population counts a node lets out (issue 17): only aggregates, small cells suppressed."""
+    """Population counts a node lets out: only aggregates, small cells suppressed."""
 
     min_cell: int = Field(
         5,

@@ -1,4 +1,4 @@
-"""``clinrag calc``: clinical calculators computed by code (issue 19) — list them, show one, run one.
+"""``clinrag calc``: clinical calculators computed by code — list them, show one, run one.
 
 Example:
     >>> from typer.testing import CliRunner

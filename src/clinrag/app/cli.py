@@ -184,7 +184,7 @@ def ingest_command(
             chunker=note_chunker(scale),
         )
         total = chunk_store.count()
-    materialise(source, population_path(path.parent), chosen.org, reader)  # the node's counting tables (issue 17)
+    materialise(source, population_path(path.parent), chosen.org, reader)  # the node's counting tables
     print_ingest(summary, time.perf_counter() - started, total, path)
 
 

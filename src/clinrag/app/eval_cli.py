@@ -1,4 +1,4 @@
-"""``clinrag eval``: evaluation suites (issue 21) that write ``run.json``, ``report.md`` and one self-contained
+"""``clinrag eval``: evaluation suites that write ``run.json``, ``report.md`` and one self-contained
 ``report.html`` per run, and ``clinrag eval compare`` of two runs.
 
 Every suite command takes the same options (`RunOptions`); a new suite's command builds its `Suite` and calls

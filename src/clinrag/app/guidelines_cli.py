@@ -1,4 +1,4 @@
-"""``clinrag guidelines``: curated guidelines into a library node (issue 20).
+"""``clinrag guidelines``: curated guidelines into a library node.
 
 ``clinrag guidelines ingest DIR --node NODE`` reads the HTML, PDF and Markdown guidelines under DIR, each described
 by a TOML manifest, into the node's chunk store beside its citations; ``clinrag index build NODE`` then indexes

@@ -1,4 +1,4 @@
-"""``clinrag pubmed``: literature into a library node (issue 20).
+"""``clinrag pubmed``: literature into a library node.
 
 ``clinrag pubmed fetch --query TEXT --out DIR`` fetches the records of a PubMed query with NCBI E-utilities into
 gzipped PubmedArticleSet files, resumably (``ingest/pubmed_fetch.py``).

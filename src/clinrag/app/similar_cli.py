@@ -1,4 +1,4 @@
-"""``clinrag similar``: the patients of one node most similar to a patient by their codes (issue 18).
+"""``clinrag similar``: the patients of one node most similar to a patient by their codes.
 
 PATIENT is a subject_id or a full name, resolved with the node's patient registry (``NODE/chunks.sqlite``): an
 exact full name (any case, spacing), else the registry's name resolution; an unknown or ambiguous name is a usage

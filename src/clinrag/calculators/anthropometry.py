@@ -1,4 +1,4 @@
-"""Body size: body mass index and body surface area (issue 19).
+"""Body size: body mass index and body surface area.
 
 Example:
     >>> round(BMI.run({"weight": 70, "height": 175}).value, 2)

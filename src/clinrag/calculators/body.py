@@ -1,4 +1,4 @@
-"""Dosing weights (issue 19): ideal body weight (Devine), adjusted body weight, and the weight at a target BMI.
+"""Dosing weights: ideal body weight (Devine), adjusted body weight, and the weight at a target BMI.
 
 Height is taken in centimetres like BMI and BSA (one extracted height serves every body calculator); Devine's
 formula counts inches over five feet, so the height is expressed in inches through `units.convert`, never a

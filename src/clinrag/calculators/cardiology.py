@@ -1,4 +1,4 @@
-"""Cardiology and venous thromboembolism calculators (issue 19): stroke and bleeding risk in atrial fibrillation
+"""Cardiology and venous thromboembolism calculators: stroke and bleeding risk in atrial fibrillation
 (CHA2DS2-VASc, HAS-BLED), chest pain (HEART, TIMI), perioperative cardiac risk (RCRI), pulmonary embolism and deep
 vein thrombosis (Wells, PERC), VTE risk of inpatients (Caprini, Padua), 10-year coronary risk (Framingham), the
 corrected QT interval (Bazett, Fridericia, Framingham, Hodges, Rautaharju) and the mean arterial pressure.

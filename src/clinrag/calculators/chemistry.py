@@ -1,4 +1,4 @@
-"""Electrolytes, lipids and metabolism (issue 19): anion gap, delta gap and delta ratio (plain and corrected for
+"""Electrolytes, lipids and metabolism: anion gap, delta gap and delta ratio (plain and corrected for
 albumin), calcium corrected for albumin, serum osmolality, free water deficit, sodium corrected for
 hyperglycaemia, LDL cholesterol (Friedewald), HOMA-IR and maintenance fluids (Holliday-Segar).
 

@@ -1,4 +1,4 @@
-"""What several calculator modules share (issue 19): inputs asked for in the same words, yes/no criteria that count
+"""What several calculator modules share: inputs asked for in the same words, yes/no criteria that count
 as absent unless documented, and the scoring step of a criterion met or not.
 
 Example:

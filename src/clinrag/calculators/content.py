@@ -1,4 +1,4 @@
-"""The calculators' clinical content as data (issue 19): what a clinician reads and checks — each calculator's
+"""The calculators' clinical content as data: what a clinician reads and checks — each calculator's
 title, result unit, primary source, interpretation bands, synonyms and indications, and each measured input's
 words, unit, substance and plausible limits — is kept in ``data/<module>.toml``, one file per calculator module,
 and checked here against the same pydantic models the code uses (`Input`, `Band`, `Source`; unknown or misspelt

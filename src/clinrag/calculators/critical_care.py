@@ -1,4 +1,4 @@
-"""Critical care and acute infection scores (issue 19): APACHE II, SOFA, qSOFA, SIRS, the Glasgow Coma Scale,
+"""Critical care and acute infection scores: APACHE II, SOFA, qSOFA, SIRS, the Glasgow Coma Scale,
 CURB-65, the Pneumonia Severity Index (PSI/PORT), Centor with McIsaac's age modification, and FeverPAIN.
 
 Each physiological variable is scored from its published table read as lower bounds: a value between two printed

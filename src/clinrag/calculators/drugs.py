@@ -1,4 +1,4 @@
-"""Drug conversions (issue 19): morphine milligram equivalents (CDC 2022) and equivalent corticosteroid doses.
+"""Drug conversions: morphine milligram equivalents (CDC 2022) and equivalent corticosteroid doses.
 
 Morphine milligram equivalents take one input per opioid, its total daily dose (mg/day; the fentanyl patch in
 mcg/h, as the CDC table does); an opioid not given contributes 0. Buprenorphine and transmucosal (buccal) fentanyl

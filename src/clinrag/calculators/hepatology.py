@@ -1,4 +1,4 @@
-"""Liver and gastrointestinal scores (issue 19): Child-Pugh, MELD (UNOS, three variables) and MELD-Na, FIB-4, the
+"""Liver and gastrointestinal scores: Child-Pugh, MELD (UNOS, three variables) and MELD-Na, FIB-4, the
 Glasgow-Blatchford bleeding score, and Ranson's criteria for acute pancreatitis (at admission, and in full at 48 h).
 
 Example:

@@ -1,4 +1,4 @@
-"""Pregnancy dating (issue 19): estimated due date (Naegele's rule adjusted for cycle length), estimated conception
+"""Pregnancy dating: estimated due date (Naegele's rule adjusted for cycle length), estimated conception
 date, and gestational age from the last menstrual period (LMP).
 
 Why the values are day counts: a result's value is a number, and a date as days since some epoch is a number no one

@@ -1,4 +1,4 @@
-"""Every calculator clinrag has (issue 19), found by name.
+"""Every calculator clinrag has, found by name.
 
 Each module of this package that defines ``CALCULATORS`` (a tuple of `Calculator`) contributes them; a new
 calculator needs no edit here. Names are unique.

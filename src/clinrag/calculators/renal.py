@@ -1,4 +1,4 @@
-"""Kidney function (issue 19): the race-free CKD-EPI 2021 and the MDRD (IDMS, 175) eGFR, the Cockcroft-Gault
+"""Kidney function: the race-free CKD-EPI 2021 and the MDRD (IDMS, 175) eGFR, the Cockcroft-Gault
 creatinine clearance and the fractional excretion of sodium.
 
 Cockcroft-Gault and body weight: Cockcroft and Gault (1976) derived the equation with the patient's actual body

@@ -1,4 +1,4 @@
-"""Scores and questionnaires (issue 19): the Charlson comorbidity index (with its age points), GAD-7 and PHQ-9.
+"""Scores and questionnaires: the Charlson comorbidity index (with its age points), GAD-7 and PHQ-9.
 
 Example:
     >>> CHARLSON.run({"age": 72, "diabetes": "end-organ damage", "congestive_heart_failure": True}).value

@@ -1,4 +1,4 @@
-"""What a calculator is (issue 19): a declarative spec — inputs with units, kinds and plausible ranges, the primary
+"""What a calculator is: a declarative spec — inputs with units, kinds and plausible ranges, the primary
 source, interpretation bands — and a pure function computing from checked inputs, writing its steps as it goes.
 
 A calculator never guesses: `Calculator.run` converts each given value to the unit the formula takes (`units`),

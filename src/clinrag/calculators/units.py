@@ -1,4 +1,4 @@
-"""Units for calculator inputs (issue 19): one pint registry, and the molar masses and valences that turn a mass
+"""Units for calculator inputs: one pint registry, and the molar masses and valences that turn a mass
 concentration into a molar one (creatinine mg/dL ↔ µmol/L, glucose mg/dL ↔ mmol/L, calcium mg/dL ↔ mmol/L ↔ mEq/L).
 
 Every conversion in the calculators goes through `convert`; no factor is written anywhere else.

@@ -1,4 +1,4 @@
-"""Calculation vignettes (issue 19): synthetic notes with known true inputs for every calculator, answered the way
+"""Calculation vignettes: synthetic notes with known true inputs for every calculator, answered the way
 `clinrag ask` answers a calculator question about a patient, and scored.
 
 For each calculator four vignettes are written from true values drawn for a seed (every value inside the input's

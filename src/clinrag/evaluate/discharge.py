@@ -1,4 +1,4 @@
-"""The discharge evaluation (issue 18, ``clinrag eval discharge``): multiple-choice discharge questions
+"""The discharge evaluation (``clinrag eval discharge``): multiple-choice discharge questions
 (`discharge_questions`) answered with no retrieval, with the text-based report ranker and with the EHR-based ranker
 (similar patients by codes), each read by the extractive reader or the local model; accuracy and F1 per task.
 

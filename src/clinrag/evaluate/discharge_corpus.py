@@ -1,4 +1,4 @@
-"""What the discharge evaluation retrieves from (issue 18): one hospital's discharge summaries, their vectors and code
+"""What the discharge evaluation retrieves from: one hospital's discharge summaries, their vectors and code
 sets; the two report rankers and the four experience retrievers of the ExpRAG paper.
 
 - `HospitalCorpus.open(node)`: every discharge-summary chunk of a node folder (``chunks.sqlite``), split into

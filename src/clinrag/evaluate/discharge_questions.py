@@ -1,4 +1,4 @@
-"""Multiple-choice discharge questions built from a synthetic cohort, after DischargeQA of the ExpRAG paper (issue 18).
+"""Multiple-choice discharge questions built from a synthetic cohort, after DischargeQA of the ExpRAG paper.
 
 Each admission with a discharge note can give three questions, each asked on a background that stops before the
 discharge plan so the answer is never in it:

@@ -1,4 +1,4 @@
-"""Literature retrieval (issue 20): recall@10 of dense, BM25, hybrid and hybrid+MMR on questions whose gold is one
+"""Literature retrieval: recall@10 of dense, BM25, hybrid and hybrid+MMR on questions whose gold is one
 abstract, each asked plainly and again with the citation's journal, year and design stated (which the filters read).
 
 The library is synthetic (`clinrag.ingest.synthetic.medline`), ingested as ``clinrag pubmed ingest`` does and

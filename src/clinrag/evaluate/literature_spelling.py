@@ -1,4 +1,4 @@
-"""What spelling correction adds to literature recall (issue 20): the benchmark's questions
+"""What spelling correction adds to literature recall: the benchmark's questions
 (`clinrag.evaluate.literature.question_of`) with misspelt words, asked with the library's spelling correction on
 (the product) and off (``retrieve.library_spelling = false``: the words searched as written), beside the questions
 spelt correctly.

@@ -1,5 +1,5 @@
 """Scoring the retrieval benchmark's runs and reporting them: metrics per question kind and aspect, wrong-patient
-hits and latency per configuration, the targets of issue 3, and the JSON and markdown of a whole run.
+hits and latency per configuration, the retrieval targets, and the JSON and markdown of a whole run.
 
 Example:
     >>> result = score_runs(Configuration("bm25", True, True), [], [], {})
@@ -106,7 +106,7 @@ def _latency(milliseconds: Sequence[float]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class TargetCheck:
-    """One target of issue 3 checked against one configuration."""
+    """One retrieval target checked against one configuration."""
 
     target: str
     configuration: str

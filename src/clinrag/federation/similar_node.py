@@ -1,4 +1,4 @@
-"""A node's similar patients (``POST /v1/similar``, issue 18): the asker's query patient's code sets ranked against
+"""A node's similar patients (``POST /v1/similar``): the asker's query patient's code sets ranked against
 this node's patients, only those the asker may retrieve, audited.
 
 The query patient comes as ``sets_of`` (a subject_id of this node: the asker's own hospital, whose visible sets

@@ -1,4 +1,4 @@
-"""The root's side of similar patients (issue 18): the query patient's code sets read at the asker's own hospital
+"""The root's side of similar patients: the query patient's code sets read at the asker's own hospital
 (``POST /v1/similar`` with ``sets_of``, which also ranks that hospital's patients), then every other organisation
 asked at once with those sets and the user's token, each waited for at most ``federation.timeout``; the rankings
 merged by score (ties by organisation, then id), every match labelled with its organisation.

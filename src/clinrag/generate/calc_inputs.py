@@ -1,4 +1,4 @@
-"""Calculator inputs read from text (issue 19): a question ("CHA2DS2-VASc for a 72-year-old woman with hypertension")
+"""Calculator inputs read from text: a question ("CHA2DS2-VASc for a 72-year-old woman with hypertension")
 or a record passage ("This 59 year old man with ... Creat-1.7"), each value with the span it was read from.
 
 Rules, by the input's kind (`calculators.spec.Input`); an input's words are its label, its name and its synonyms:

@@ -1,4 +1,4 @@
-"""Calculators inside answers (issue 19): which calculator a question asks for, its inputs from the question and —
+"""Calculators inside answers: which calculator a question asks for, its inputs from the question and —
 for a patient the question names — from the records the asker may retrieve, computed by code, every input cited.
 
 - **Finding the calculator** (`find_calculator`): its name, title or a synonym written in the question ("CHA2DS2-VASc",

@@ -1,4 +1,4 @@
-"""Answers from experience (issue 18): a question about patients similar to one patient, answered from the
+"""Answers from experience: a question about patients similar to one patient, answered from the
 similar patients' records.
 
 "What were patients like Betty Henry discharged with?" goes here (the planner's ``experience`` route). A

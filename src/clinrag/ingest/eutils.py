@@ -1,4 +1,4 @@
-"""NCBI E-utilities over HTTP (issue 20): ``esearch`` onto the history server and ``efetch`` of PubMed XML, within
+"""NCBI E-utilities over HTTP: ``esearch`` onto the history server and ``efetch`` of PubMed XML, within
 the published rate limits (3 requests/s, 10/s with an API key), retried with exponential backoff on HTTP 429, 5xx,
 network errors and cut-short replies. Errors name the URL without the API key or email, and the status.
 

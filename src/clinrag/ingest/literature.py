@@ -1,4 +1,4 @@
-"""Literature into a library node (issue 20): MEDLINE citations become chunks in the node's chunk store, with the
+"""Literature into a library node: MEDLINE citations become chunks in the node's chunk store, with the
 citation's metadata in every chunk (`types.Citation`), ready for `clinrag index build` like any node.
 
 Chunks, selectable:

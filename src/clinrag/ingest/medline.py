@@ -1,4 +1,4 @@
-"""MEDLINE/PubMed XML, streamed (issue 20): the annual baseline and daily update files, plain or gzipped, read
+"""MEDLINE/PubMed XML, streamed: the annual baseline and daily update files, plain or gzipped, read
 record by record with lxml's ``iterparse`` in constant memory.
 
 Each ``<PubmedArticle>`` becomes a `MedlineRecord`: PMID and its version, DOI, title, the abstract with its

@@ -1,4 +1,4 @@
-"""``clinrag pubmed fetch`` (issue 20): PubMed records for a query, fetched with E-utilities into gzipped
+"""``clinrag pubmed fetch``: PubMed records for a query, fetched with E-utilities into gzipped
 PubmedArticleSet files that ``clinrag pubmed ingest`` reads as they are.
 
 E-utilities return at most 10,000 results of one search, so the date range is searched in windows (publication

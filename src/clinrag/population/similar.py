@@ -1,4 +1,4 @@
-"""Similar patients at one node (issue 18): the ExpRAG EHR-based report ranker, vectorised.
+"""Similar patients at one node: the ExpRAG EHR-based report ranker, vectorised.
 
 Similarity (ExpRAG, Ou et al. 2025, §3.3 "EHR-Based Report Ranker", Eq. 4-7) is
 ``λ1·J(dx) + λ2·J(med) + λ3·J(proc)`` with J the Jaccard index of the two patients' sets (`similar_sets`). It is

@@ -1,4 +1,4 @@
-"""The one patient a similar-patients question is about, read from the question against a registry (issue 18).
+"""The one patient a similar-patients question is about, read from the question against a registry.
 
 "Which patients are like Betty Henry?" or "What were patients similar to MRN 10000032 discharged with?" must name
 exactly one patient in full (first and last name, or an identifier) that the registry holds; the registry is the

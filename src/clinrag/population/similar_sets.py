@@ -1,4 +1,4 @@
-"""The code sets behind patient similarity (issue 18): one sparse 0/1 matrix per kind, a row per patient (or
+"""The code sets behind patient similarity: one sparse 0/1 matrix per kind, a row per patient (or
 admission), a column per distinct item.
 
 Kinds: ``dx`` — distinct ``(icd_version, icd_code)`` diagnoses; ``med`` — distinct drug names as the population

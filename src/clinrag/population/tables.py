@@ -67,7 +67,7 @@ _FACT_TABLES: Final = {"diagnoses_icd": "diagnoses", "procedures_icd": "procedur
 
 
 class PopulationTablesMissingError(InputError):
-    """A node folder has no population tables (ingested before issue 17, or never)."""
+    """A node folder has no population tables (ingested before nodes kept them, or never)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(

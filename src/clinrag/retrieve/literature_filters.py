@@ -1,4 +1,4 @@
-"""Filters a literature question states, read by rules and checked against the library (issue 20): authors ("by
+"""Filters a literature question states, read by rules and checked against the library: authors ("by
 Smith", "Smith et al.", "Smith and colleagues"), journals ("in the Lancet", "published in Chest", NEJM), publication
 types ("randomised trials", "meta-analyses", "systematic reviews", "cohort studies") and MeSH terms written as such
 ("MeSH Sepsis"), and — in a library of citations and guidelines — the kind of source when the question names one

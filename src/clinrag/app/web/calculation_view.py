@@ -1,4 +1,4 @@
-"""What the web app shows for a calculator answer (issue 19): the result and its interpretation, every input with
+"""What the web app shows for a calculator answer: the result and its interpretation, every input with
 where it came from (the question, a cited passage of the record, derived, or the calculator's own published rule),
 conflicting record values, the steps and the formula's source — and, when inputs are missing, a small form that
 asks for exactly those and runs the calculation again.

@@ -1,4 +1,4 @@
-"""What the web app shows beside an answer from experience (issue 18): the lead sentence, each similar patient
+"""What the web app shows beside an answer from experience: the lead sentence, each similar patient
 (hospital, patient, score, the diagnoses, medications and procedures they share with the patient named, and a mark
 linking to the cited passages when the answer cites their records), and every hospital that took no part in the
 ranking (denied, unreachable, failed). Everything is plain text here; the template escapes it.

@@ -1,4 +1,4 @@
-"""Evaluation suites (issue 21): each measures one capability the way the published work did and returns a
+"""Evaluation suites: each measures one capability the way the published work did and returns a
 `SuiteResult` — metrics (name → number, equal for equal inputs and seed), timings, tables, plots and notes — that
 `run_suites` gathers into a `RunReport`, written as ``run.json``, ``report.md`` and one self-contained
 ``report.html`` by `write_run`, and compared metric by metric by `compare_markdown`.

@@ -1,4 +1,4 @@
-"""The ``discharge`` suite (issue 18): multiple-choice discharge questions built from the demo cohort, answered
+"""The ``discharge`` suite: multiple-choice discharge questions built from the demo cohort, answered
 within each question's own hospital with no retrieval, the text report ranker and the EHR ranker
 (`clinrag.evaluate.discharge`): accuracy and F1 per task and configuration, for the extractive reader (threshold
 tuned on ``dev``; ``test`` reported) and, when ``local`` is among the generators, the local model on a sample of

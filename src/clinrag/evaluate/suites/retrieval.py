@@ -94,7 +94,7 @@ class RetrievalSuite:
         result.add_table(_main_table(report.results))
         result.add_table(
             Table(
-                "targets (issue 3)",
+                "targets",
                 ("target", "configuration", "value", "met"),
                 [(c.target, c.configuration, round(c.value, 4), c.met) for c in checks],
             )

@@ -1,4 +1,4 @@
-"""A folder of curated guidelines into a library node's chunk store (issue 20), beside its citations.
+"""A folder of curated guidelines into a library node's chunk store, beside its citations.
 
 Every HTML (``.html``, ``.htm``), PDF (``.pdf``) and Markdown (``.md``, ``.markdown``) document under the folder is a
 guideline document, described by its manifest (`clinrag.ingest.guidelines.manifest`: ``NAME.toml`` beside it, else

@@ -1,4 +1,4 @@
-"""Synthetic MEDLINE/PubMed XML (issue 20): citations written to the PubMed DTD from a seed, for tests, the demo
+"""Synthetic MEDLINE/PubMed XML: citations written to the PubMed DTD from a seed, for tests, the demo
 library and benchmarks — no real abstract is copied into the repository.
 
 Each citation studies one treatment for one condition and reports one outcome, so its topic is known: a
