@@ -204,7 +204,6 @@ class Answerer:
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        # any thing named may be the one the records hold; a drug named must be among them ("indication for X?")
         written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
         drugs = frozenset(term for term in terms & written if is_drug_name(term))
         mentions = [mentioned(text) for text in texts.values()]

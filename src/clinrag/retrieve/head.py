@@ -14,14 +14,15 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import vocabulary
+from clinrag.retrieve.classes import ClinicalClass, vocabulary
 from clinrag.retrieve.intent import anchor_spans, cue_spans
-from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
@@ -50,7 +51,7 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     ``names``.
 
     Example:
-    >>> from clinrag.retrieve.query import understand
+        >>> from clinrag.retrieve.query import understand
         >>> q = "Did Natasha Cantrell have a spinal fusion with rods and screws?"
         >>> [thing.word for thing in head_things(q, understand(q), ["Natasha Cantrell"])]
         ['spinal', 'fusion']
@@ -58,11 +59,11 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
         >>> head_things(q, understand(q), ["Ada Stone"])
         ()
     """
-    named = {token for name in names for token in tokenize(name)}
+    named = _name_tokens(names)
     things = understanding.things - named
     if not things:
         return ()
-    kept = _blanked(question, [*cue_spans(question), *anchor_spans(question)])
+    kept = blanked(question, [*cue_spans(question), *anchor_spans(question)])
     run: list[str] = []
     run_end = 0
     for match in _WORD.finditer(kept):
@@ -78,9 +79,8 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
         elif run:
             break
     written = tokenize(kept)
-    for item in vocabulary().classes:  # "oral antibiotics", "thyroid replacement": a source naming a member names it
-        sites = item.sites if item.name in understanding.classes else ()  # "bowel surgery": a procedure group
-        phrases = [tokenize(phrase) for phrase in (item.name, *item.asked, *sites)]
+    for item, asked, sites in _class_phrases():  # "oral antibiotics", "thyroid replacement": a member names it
+        phrases = [*asked, *(sites if item.name in understanding.classes else ())]  # "bowel surgery": a procedure group
         if any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in phrases):
             forms: set[tuple[str, ...]] = {(item.name,), *(tuple(p) for p in phrases if len(p) == 1)}
             return (HeadThing(item.name, frozenset(forms)),)
@@ -108,7 +108,7 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     record must name.
 
     Example:
-    >>> from clinrag.retrieve.query import understand
+        >>> from clinrag.retrieve.query import understand
         >>> q = "Doing Erik Waller's wound check, which procedure was it again?"
         >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
         True
@@ -118,7 +118,7 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     """
     if understanding.fact_kind not in OPEN_KINDS:
         return False
-    named = {token for name in names for token in tokenize(name)}
+    named = _name_tokens(names)
     things = (understanding.things | understanding.context) - named
     question = expand_shorthand(question)[0]  # "what op was it?" asks for an operation
     anchors = anchor_spans(question)  # "after the op": a time, not what is asked
@@ -142,12 +142,12 @@ def asked_attributes(question: str, understanding: QueryUnderstanding, names: It
     what a record must name ("what technique", "which sickness"), unless they name a drug or a class ("which SSRI").
 
     Example:
-    >>> from clinrag.retrieve.query import understand
+        >>> from clinrag.retrieve.query import understand
         >>> q = "Which sickness did they find for Dennis Perry in the end?"
         >>> sorted(asked_attributes(q, understand(q), ["Dennis Perry"]))
         ['sickness']
     """
-    named = {token for name in names for token in tokenize(name)}
+    named = _name_tokens(names)
     things = understanding.things - named
     found: set[str] = set()
     for match in _WORD.finditer(question):
@@ -174,9 +174,29 @@ def _contains(tokens: list[str], phrase: list[str]) -> bool:
 
 
 def _names_class_or_drug(tokens: list[str]) -> bool:
-    return any(is_drug_name(token) for token in tokens) or any(
-        set(tokens) & {token for phrase in item.asked for token in tokenize(phrase)} for item in vocabulary().classes
+    return any(is_drug_name(token) for token in tokens) or bool(set(tokens) & _class_asked_words())
+
+
+def _name_tokens(names: Iterable[str]) -> set[str]:
+    return {token for name in names for token in tokenize(name)}
+
+
+@functools.cache
+def _class_phrases() -> tuple[tuple[ClinicalClass, tuple[list[str], ...], tuple[list[str], ...]], ...]:
+    """Each class with the tokens of its name and asking phrases, and of its sites (tokenised once per process)."""
+    return tuple(
+        (
+            item,
+            tuple(tokenize(phrase) for phrase in (item.name, *item.asked)),
+            tuple(tokenize(site) for site in item.sites),
+        )
+        for item in vocabulary().classes
     )
+
+
+@functools.cache
+def _class_asked_words() -> frozenset[str]:
+    return frozenset(token for item in vocabulary().classes for phrase in item.asked for token in tokenize(phrase))
 
 
 def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, ...]]:
@@ -186,9 +206,3 @@ def _forms(token: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[tup
         if token in written or token in added:
             phrases |= {written, added} - {()}
     return frozenset(phrases)
-
-
-def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text

@@ -131,9 +131,7 @@ class KindReader:
             >>> kind
             'social'
         """
-        ranked = sorted(self.similarities(vector).items(), key=lambda item: item[1], reverse=True)
-        runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
-        return ranked[0][0], ranked[0][1], ranked[0][1] - runner_up
+        return _nearest(self.similarities(vector))
 
     def read(
         self, understanding: QueryUnderstanding, vector: Vectors | None, named: frozenset[str] | None = None
@@ -160,10 +158,11 @@ class KindReader:
             return self.settle(understanding, vector)
         if named is None:
             named = understanding.things | understanding.anchors
-        kind, similarity, margin = self.nearest(vector)
+        best = self.similarities(vector)
+        kind, similarity, margin = _nearest(best)
         overruled = understanding.fact_kind is not None
         if overruled:
-            ruled = self.similarities(vector).get(understanding.fact_kind or "", -1.0)
+            ruled = best.get(understanding.fact_kind or "", -1.0)
             if kind == understanding.fact_kind or similarity < self.overrule_similarity:
                 return understanding
             if similarity - ruled < self.overrule_margin:  # the rules' kind is near enough: their cue stands
@@ -196,6 +195,13 @@ class KindReader:
         if kind == first or best.get(kind, -1.0) - best.get(first, -1.0) < self.min_margin:
             return understanding
         return with_kind(understanding, kind, round(best[kind], 3))
+
+
+def _nearest(best: dict[str, float]) -> tuple[str, float, float]:
+    """The kind with the highest of ``best``, that similarity, and its lead over the next kind's."""
+    ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+    runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
+    return ranked[0][0], ranked[0][1], ranked[0][1] - runner_up
 
 
 def with_kind(

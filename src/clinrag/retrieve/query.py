@@ -136,7 +136,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     kind = fact_kind(read)
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
-    kept = _without(read, anchor_spans(read))
+    kept = blanked(read, anchor_spans(read))
     procedure_asked = kind == "procedure"
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
@@ -244,8 +244,13 @@ def examination_qualifiers(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _without(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with the characters of ``spans`` blanked (positions kept)."""
+def blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with the characters of ``spans`` blanked (positions kept).
+
+    Example:
+        >>> blanked("after the op", [(0, 5)])
+        '      the op'
+    """
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -304,7 +309,7 @@ def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) ->
         >>> asked_things("What follow-up was arranged for her after discharge?")
         frozenset()
     """
-    kept = _without(question, [*cue_spans(question), *anchor_spans(question)])
+    kept = blanked(question, [*cue_spans(question), *anchor_spans(question)])
     return _things_in(kept, expansions)
 
 
