@@ -217,6 +217,10 @@ TEST6: Final = "test6"
 """The sixth blind test split (``data/heldout/test6.toml``: a pharmacist's medicines reconciliation, an ED triage nurse
 in a hurry, English as a second language), written without reading the question-reading code and committed before
 its first run."""
+TEST7: Final = "test7"
+"""The seventh blind test split (``data/heldout/test7.toml``: a junior doctor on call at night paged about a patient
+they do not know, a GP reading the discharge letter and asking the hospital, a relative or patient advocate writing
+formally), written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,7 @@ SPLIT_3: Final = BlindSplit.load(TEST3)
 SPLIT_4: Final = BlindSplit.load(TEST4)
 SPLIT_5: Final = BlindSplit.load(TEST5)
 SPLIT_6: Final = BlindSplit.load(TEST6)
+SPLIT_7: Final = BlindSplit.load(TEST7)
 
 
 def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
@@ -280,6 +285,11 @@ def build_questions_5(view: CohortView, seed: int = 11, per_template: int = 2) -
 def build_questions_6(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
     """The split ``test6`` (:func:`build_blind_split` of :data:`SPLIT_6`)."""
     return build_blind_split(view, SPLIT_6, seed, per_template)
+
+
+def build_questions_7(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+    """The split ``test7`` (:func:`build_blind_split` of :data:`SPLIT_7`)."""
+    return build_blind_split(view, SPLIT_7, seed, per_template)
 
 
 def build_blind_split(

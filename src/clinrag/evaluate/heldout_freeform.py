@@ -19,6 +19,9 @@ Example:
     >>> fifth = [json.loads(line) for line in FREEFORM_5.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in fifth) >= 40, sum(bool(row.get("abstain")) for row in fifth) >= 10
     (True, True)
+    >>> sixth = [json.loads(line) for line in FREEFORM_6.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in sixth) >= 40, sum(bool(row.get("abstain")) for row in sixth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ FREEFORM_5: Final = Path(__file__).with_name("data") / "freeform_questions_5.jso
 (a pharmacist's medicines reconciliation, an ED triage nurse in a hurry, an insurer's case manager, a medical student
 presenting on rounds, English as a second language, dictation through voice recognition with its mis-hearings),
 written by someone who had not read the question-reading code and committed before its first run."""
+FREEFORM_6: Final = Path(__file__).with_name("data") / "freeform_questions_6.jsonl"
+"""A sixth blind set (split ``freeform6``), about the hospital-A patients the earlier sets asked least about, in voices
+of its own (a junior doctor on call at night, a GP reading the discharge letter, a relative or patient advocate, a
+physiotherapist, a dietitian, a ward clerk, dictation through voice recognition with its mis-hearings, search-box
+fragments), written by someone who had not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
