@@ -21,6 +21,9 @@ from clinrag.retrieve.vocabulary import correct_spelling, is_thing
         ("Summarize Evelyn Bush's hospital admissions over the years", "admissions_summary"),
         ("Which drugs was Ada Stone sent home with?", "discharge_medications"),
         ("Who was treated for a stroke?", "diagnosis"),
+        ("Which new tablets did Ada Stone get after his prostate resection?", "discharge_medications"),
+        ("Was Ada Stone anaemic after the hip surgery?", "complication"),
+        ("Did Ada Stone have a drug-related rash after the bypass?", "complication"),
     ],
 )
 def test_the_fact_kind_asked_for(question: str, kind: str) -> None:

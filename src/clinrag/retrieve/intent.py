@@ -193,6 +193,15 @@ _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for p
 _PREPOSITION = re.compile(r"(?:on|at|after|in|with|for|before|during|to|of|from|while)\b", re.IGNORECASE)
 
 
+_ANY_DRUGS = re.compile(
+    rf"\b(?:{_DRUGS}|medication|prescribed|started on|put on)\b"
+    r"(?![\s-]+(?:related|induced|screens?|levels?|allerg\w*|reactions?|intoleran\w*|history|use|abuse|seeking)\b)",
+    re.IGNORECASE,
+)
+"""Medicines asked for with no word of when ("which tablets after his prostate resection?"):
+the ones the patient leaves hospital on, the list a clinician reads as the current one."""
+
+
 def fact_kind(question: str) -> str | None:
     """The kind of fact ``question`` asks for: :data:`ADMISSIONS_SUMMARY` for a summary of a patient's stays, else
     the kind of the section cue that comes first in the question (:data:`FACT_KINDS`), else ``None``.
@@ -214,6 +223,8 @@ def fact_kind(question: str) -> str | None:
     if candidates:
         return candidates[0]
     if anchor_spans(question):
+        if _ANY_DRUGS.search(question):
+            return "discharge_medications"  # "which tablets after his prostate resection?"
         return "complication"  # "anaemic after the hip surgery", "confused after the operation"
     if _PLURAL_STAYS.search(question):
         return ADMISSIONS_SUMMARY
@@ -287,4 +298,6 @@ def section_intent(question: str) -> tuple[str, ...]:
     for pattern, sections in _CUES:
         if pattern.search(question):
             found.update(dict.fromkeys(sections))
+    if not found and anchor_spans(question) and _ANY_DRUGS.search(question):
+        found["Discharge Medications"] = None  # as fact_kind reads it
     return tuple(found)
