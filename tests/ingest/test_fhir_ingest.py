@@ -55,11 +55,10 @@ def test_same_patients_notes_and_codes_from_both_formats(cohort: Path, exports: 
     assert not fhir.report.skipped
     assert not fhir.report.problems
     from_mimic, from_fhir = _chunks(tmp_path / "mimic.sqlite"), _chunks(tmp_path / "fhir.sqlite")
-    # every MIMIC chunk (notes and rows: same ids, so same text, provenance and department) comes back from FHIR
-    assert set(from_mimic) <= set(from_fhir)
-    assert {c.model_dump_json() for c in from_mimic.values()} <= {c.model_dump_json() for c in from_fhir.values()}
-    # the only chunks FHIR adds are its Coverage rows (the insurance MIMIC keeps on each admission)
-    assert {from_fhir[k].table for k in set(from_fhir) - set(from_mimic)} == {"coverage"}
+    # every MIMIC chunk (notes and rows: same ids, so same text, provenance and department) comes back from FHIR, and
+    # nothing else: each Coverage is carried by the admissions' insurance, as MIMIC keeps it
+    assert set(from_mimic) == set(from_fhir)
+    assert {c.model_dump_json() for c in from_mimic.values()} == {c.model_dump_json() for c in from_fhir.values()}
     assert mimic.notes == fhir.notes > 0
     with ChunkStore.open(tmp_path / "mimic.sqlite") as a, ChunkStore.open(tmp_path / "fhir.sqlite") as b:
         assert list(a.patients()) == list(b.patients())
@@ -122,6 +121,7 @@ def test_a_bundle_written_to_the_specification(tmp_path: Path) -> None:
     assert "admittime: 2023-02-11 08:30:00" in stay.text  # wall-clock time of the +01:00 dateTime
     assert "race: Asian" in stay.text
     assert "insurance: Private insurance" in stay.text
+    assert "payor: Northern Mutual" in by_table["coverage"].text  # the payor no admission row carries
     assert (
         "icd_code: I4891\nicd_version: 10\nlong_title: Unspecified atrial fibrillation"
         in by_table["diagnoses_icd"].text

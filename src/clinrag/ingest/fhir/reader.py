@@ -375,6 +375,8 @@ class _Resolver:
         return stays
 
     def _admissions(self, stays: list[tuple[EncounterRecord, Origin, int]]) -> None:
+        """Admission rows, each with the insurance of the coverage in force at its admission (MIMIC keeps insurance
+        on the admission); then `_coverage_rows`."""
         coverage: dict[int, list[CoverageRecord]] = defaultdict(list)
         for item in self.reader._coverage:
             subject = self.export.subjects.get(self.key(item.subject_ref) or "")
@@ -390,23 +392,15 @@ class _Resolver:
                 )
                 continue
             coverage[subject].append(item)
-            self.export.rows["coverage"].append(
-                {
-                    "resource_id": item.resource_id,
-                    "subject_id": subject,
-                    "status": item.status,
-                    "insurance": item.insurance,
-                    "payor": item.payor,
-                    "start": item.start,
-                    "end": item.end,
-                }
-            )
+        carried: set[str] = set()
         people = {record.subject_id: record for record, _ in self.reader._patients.values()}
         for stay, _, subject in stays:
             assert stay.start is not None
             person = people[subject]
             covering = [c for c in coverage.get(subject, []) if c.covers(stay.start)]
             covering.sort(key=lambda c: c.start or datetime.min)
+            if covering:
+                carried.add(covering[-1].resource_id)
             if stay.service:
                 self.export.services[stay.hadm_id] = stay.service
             self.export.admissions.append(
@@ -429,6 +423,28 @@ class _Resolver:
                     "hospital_expire_flag": 1 if stay.expired else 0,
                 }
             )
+        self._coverage_rows(coverage, carried)
+
+    def _coverage_rows(self, coverage: dict[int, list[CoverageRecord]], carried: set[str]) -> None:
+        """``coverage`` rows for what the admission rows do not carry: a coverage in force at none of the patient's
+        admissions, or one naming a payor besides its insurance. A coverage an admission row carries whole adds no
+        row: as in MIMIC, the insurance is read on the admission (and an extra chunk in the admissions leaf would
+        change its BM25 statistics, so a FHIR export would not answer as its MIMIC folder does)."""
+        for subject, items in coverage.items():
+            for item in items:
+                if item.resource_id in carried and item.payor in (None, item.insurance):
+                    continue
+                self.export.rows["coverage"].append(
+                    {
+                        "resource_id": item.resource_id,
+                        "subject_id": subject,
+                        "status": item.status,
+                        "insurance": item.insurance,
+                        "payor": item.payor,
+                        "start": item.start,
+                        "end": item.end,
+                    }
+                )
 
     def _facts(self) -> None:
         export, report = self.export, self.report
