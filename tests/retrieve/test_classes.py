@@ -135,3 +135,15 @@ def test_a_named_study_needs_a_source_naming_that_study(question: str, study_tex
 @pytest.mark.parametrize("question", ["What tests did Ada Stone have?", "Any labs for Ada Stone?"])
 def test_general_result_words_name_no_study(question: str) -> None:
     assert question_terms(understand(question), ["Ada Stone"]) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("VTE prophylaxis on discharge, what drug?", ["thromboprophylaxis"]),
+        ("Is he on an opioid analgesic?", ["opioid"]),
+        ("Any pain relief and an opioid?", ["opioid", "analgesic"]),
+    ],
+)
+def test_a_class_named_inside_a_longer_class_name_is_not_asked(question: str, names: list[str]) -> None:
+    assert sorted(found.name for found in asked_classes(question)) == sorted(names)

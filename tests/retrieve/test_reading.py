@@ -24,6 +24,7 @@ from clinrag.retrieve.vocabulary import correct_spelling, is_thing
         ("Which new tablets did Ada Stone get after his prostate resection?", "discharge_medications"),
         ("Was Ada Stone anaemic after the hip surgery?", "complication"),
         ("Did Ada Stone have a drug-related rash after the bypass?", "complication"),
+        ("Ada Stone's pain relief for after the back surgery?", "discharge_medications"),
     ],
 )
 def test_the_fact_kind_asked_for(question: str, kind: str) -> None:

@@ -183,13 +183,23 @@ def asked_classes(
     """
     words = stems(question)
     wanted = set(kinds)
-    return tuple(
-        item
-        for item in vocabulary().classes
-        if item.kind in wanted
-        and any(
-            _contains(words, phrase) for phrase in (*item.asked_stems, *(item.site_stems if procedure_asked else ()))
-        )
+    classes = vocabulary().classes
+    named: dict[int, set[tuple[int, int]]] = {}
+    for number, item in enumerate(classes):
+        if item.kind in wanted:
+            for phrase in (*item.asked_stems, *(item.site_stems if procedure_asked else ())):
+                named.setdefault(number, set()).update((at, at + len(phrase)) for at in _contains(words, phrase))
+    named = {number: found for number, found in named.items() if found}
+    return tuple(classes[number] for number, found in named.items() if not _inside_longer(found, named.values()))
+
+
+def _inside_longer(found: set[tuple[int, int]], every: Iterable[set[tuple[int, int]]]) -> bool:
+    """Whether each of ``found``'s spans lies inside a longer span of another class: "VTE prophylaxis" names
+    thromboprophylaxis, not a blood clot; "opioid analgesic" an opioid."""
+    longer = [span for spans in every for span in spans if span not in found]
+    return all(
+        any(start <= begin and end <= stop and stop - start > end - begin for start, stop in longer)
+        for begin, end in found
     )
 
 
@@ -258,7 +268,7 @@ def mentioned(text: str) -> frozenset[str]:
 
     Example:
         >>> sorted(mentioned("Apixaban 5 mg"))
-        ['5', 'anticoagulant', 'apixaban', 'mg']
+        ['5', 'anticoagulant', 'apixaban', 'mg', 'thromboprophylaxis']
     """
     return mentioned_words(text) | class_mentions(text)
 

@@ -30,6 +30,7 @@ from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
+    KIND_SECTIONS,
     anchor_spans,
     cue_spans,
     fact_kind,
@@ -141,6 +142,9 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
     things |= {found.name for found in classes if found.kind != "topic"}
+    sections, cued = section_intent(read), kind_candidates(read)
+    if kind == "complication" and not cued and classes and all(found.kind == "drug" for found in classes):
+        kind, sections = "discharge_medications", KIND_SECTIONS["discharge_medications"]  # "pain relief after the op"
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
     if kind == "results":
         things |= examination_qualifiers(read)
@@ -166,7 +170,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         latest_admission=_LATEST_ADMISSION.search(read) is not None,
         first_admission=_FIRST_ADMISSION.search(read) is not None,
         expansions=expansions,
-        sections=section_intent(read),
+        sections=sections,
         fact_kind=kind,
         things=things - anchors,
         corrections=corrections,
@@ -174,7 +178,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         anchors=anchors,
         classes=named,
         context=context,
-        kind_candidates=kind_candidates(read) if kind is not None and kind != ADMISSIONS_SUMMARY else (),
+        kind_candidates=cued if kind is not None and kind != ADMISSIONS_SUMMARY else (),
     )
 
 
