@@ -134,11 +134,11 @@ def test_a_bundle_written_to_the_specification(tmp_path: Path) -> None:
     assert "form_rx: TAB" in prescription
     assert "rxnorm: 1364445" in prescription
     assert "doses_per_24_hrs: 2.0" in prescription
-    assert "value: Systolic 142 mmHg; Diastolic 88 mmHg" in next(
+    assert "result: Systolic 142 mmHg; Diastolic 88 mmHg" in next(
         c.text for c in chunks if c.table == "observations" and "85354-9" in c.text
     )
     creatinine = next(c.text for c in chunks if c.table == "observations" and "2160-0" in c.text)
-    assert "value: 1.4 mg/dL" in creatinine
+    assert "result: Creatinine 1.4 mg/dL" in creatinine  # read as a note's lab line is
     assert "reference_range: 0.5-1.1 mg/dL" in creatinine
     assert "results: Creatinine [Mass/volume] in Serum or Plasma" in by_table["diagnostic_reports"].text
     assert "reaction: Hives (moderate)" in by_table["allergies"].text

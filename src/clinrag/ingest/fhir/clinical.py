@@ -186,26 +186,54 @@ def _reference_range(resource: Json) -> str | None:
     return f"{shown} {unit or high_unit}" if unit or high_unit else shown
 
 
+def lab_name(name: str | None) -> str | None:
+    """The name a lab or vital sign is written with in notes: a LOINC long name without its property, system and
+    method (the words from its first bracket on), so that its result reads as a line of a note does.
+
+    Example:
+        >>> lab_name("Creatinine [Mass/volume] in Serum or Plasma"), lab_name("Heart rate")
+        ('Creatinine', 'Heart rate')
+    """
+    if not name:
+        return None
+    return name.split(" [", 1)[0].strip() or name
+
+
 def observation_fact(origin: Origin, resource: Json) -> Fact:
-    """An Observation (vital sign, lab, ...) as an ``observations`` row: value with its unit, components joined."""
+    """An Observation (vital sign, lab, ...) as an ``observations`` row whose ``result`` reads as a lab line of a
+    note or a MIMIC-IV ``labevents`` row with its label: the short name, the value and its unit (``Creatinine 1.4
+    mg/dL``), components each so (``Systolic 142 mmHg; Diastolic 88 mmHg``), so that calculators read it.
+
+    Example:
+        >>> from clinrag.ingest.fhir.references import Origin
+        >>> fact = observation_fact(Origin("f", 1, "Observation/o1"), {"resourceType": "Observation", "id": "o1",
+        ...     "code": {"coding": [{"system": "http://loinc.org", "code": "2160-0",
+        ...     "display": "Creatinine [Mass/volume] in Serum or Plasma"}]}, "valueQuantity": {"value": 1.4,
+        ...     "unit": "mg/dL"}, "subject": {"reference": "Patient/p1"}})
+        >>> fact.row["result"], fact.row["code"]
+        ('Creatinine 1.4 mg/dL', '2160-0')
+    """
     value, unit = observation_value(resource)
     charttime = effective(resource)
+    codes = code_columns(obj(resource, "code"), (LOINC, SNOMED))
     parts = []
     for component in objs(resource, "component"):
         shown, part_unit = observation_value(component)
         if shown is not None:
-            name = text_of(obj(component, "code")) or "component"
+            name = lab_name(text_of(obj(component, "code"))) or "component"
             parts.append(" ".join(p for p in (name, shown, part_unit) if p))
     if value is None and parts:
-        value = "; ".join(parts)
-    elif value is not None and unit:
-        value = f"{value} {unit}"
+        result = "; ".join(parts)
+    elif value is not None:
+        result = " ".join(p for p in (lab_name(codes["name"]), value, unit) if p)
+    else:
+        result = None
     row = {
         "resource_id": string(resource, "id"),
         "charttime": charttime,
         "category": _first_text(resource, "category"),
-        **code_columns(obj(resource, "code"), (LOINC, SNOMED)),
-        "value": value,
+        **codes,
+        "result": result,
         "unit": unit,
         "interpretation": _first_text(resource, "interpretation"),
         "reference_range": _reference_range(resource),

@@ -80,7 +80,7 @@ OBSERVATIONS = Table(
         _c("charttime", DT),
         _c("category"),
         *_CODE,
-        _c("value"),
+        _c("result"),
         _c("unit"),
         _c("interpretation"),
         _c("reference_range"),
