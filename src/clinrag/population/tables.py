@@ -6,8 +6,10 @@ note's ``Service:`` line), so every fact sits in the department its chunk sits i
 Parquet files: the tables, the document classes and the metadata are replaced together by one atomic rename.
 
 Tables: ``admissions`` (one row per stay: patient, service, department, year, age at admission, sex, admission
-type, insurance), ``diagnoses`` and ``procedures`` (ICD code, version, title, sequence), ``prescriptions`` (drug
-names lower-cased, trimmed, inner whitespace collapsed), ``complaints`` (the normalised ``Chief Complaint`` of each
+type, insurance), ``diagnoses`` and ``procedures`` (ICD code, version, title, sequence; from a FHIR export also the
+SNOMED CT, CPT ... codes of a stay's Conditions and Procedures, prefixed by their system, ``SNOMED:195967001``, with
+version 0), ``prescriptions`` (drug names lower-cased, trimmed, inner whitespace collapsed; from a FHIR export also
+a stay's MedicationStatements and MedicationAdministrations), ``complaints`` (the normalised ``Chief Complaint`` of each
 discharge note), ``icd`` (the node's ICD dictionary), ``classes`` and ``meta``. Every fact row carries the
 ``class_id`` of the documents it comes from (leaf, department, service, table, sensitivity labels), so counting
 counts only what the asker's policies let them retrieve.
@@ -64,6 +66,11 @@ _SCHEMA: Final[dict[str, str]] = {
     "meta": "key VARCHAR, value VARCHAR",
 }
 _FACT_TABLES: Final = {"diagnoses_icd": "diagnoses", "procedures_icd": "procedures"}
+_CODED_FHIR_TABLES: Final = {"conditions": "diagnoses", "procedures": "procedures"}
+"""FHIR-only tables (`clinrag.ingest.fhir.schema`) whose coded rows join ``diagnoses`` and ``procedures``."""
+_ICD_SYSTEMS: Final = {"ICD-10-CM": 10, "ICD-10": 10, "ICD-10-PCS": 10, "ICD-9-CM": 9}
+OTHER_CODE_VERSION: Final = 0
+"""The ``version`` of a code that is not ICD (SNOMED CT, CPT, ...): its ``code`` carries the system's prefix."""
 
 
 class PopulationTablesMissingError(InputError):
@@ -109,6 +116,21 @@ def normalise_drug(name: str) -> str:
         'sodium chloride 0.9% flush'
     """
     return " ".join(name.split()).lower()
+
+
+def fact_code(code: str, system: str | None) -> tuple[str, int]:
+    """The ``(code, version)`` a FHIR row's code is counted under: an ICD code as MIMIC-IV writes it (no dot,
+    upper case) with its ICD version; any other code prefixed by its system, version `OTHER_CODE_VERSION`.
+
+    Example:
+        >>> fact_code("I48.91", "ICD-10-CM"), fact_code("195967001", "SNOMED CT"), fact_code("3E0", None)
+        (('I4891', 10), ('SNOMED:195967001', 0), ('CODE:3E0', 0))
+    """
+    version = _ICD_SYSTEMS.get(system or "")
+    if version is not None:
+        return code.replace(".", "").strip().upper(), version
+    prefix = (system or "code").split()[0].upper()
+    return f"{prefix}:{code.strip()}", OTHER_CODE_VERSION
 
 
 def normalise_complaint(text: str) -> str:
@@ -235,6 +257,44 @@ class _Builder:
                 (row["hadm_id"], row["subject_id"], normalise_drug(str(row["drug"])), class_id)
             )
 
+    def fhir_coded(self, table: str) -> None:
+        """Rows of a FHIR-only table (``conditions``, ``procedures``: SNOMED CT, CPT, ... or ICD without what a MIMIC
+        row needs) of a stay, into ``diagnoses`` / ``procedures`` with `fact_code`'s code; one an ICD row of the stay
+        already has is not added again."""
+        target = _CODED_FHIR_TABLES[table]
+        seen = {(stored[0], stored[3], stored[4]) for stored in self.tables[target]}
+        numbers: dict[object, int] = {}  # the last seq_num of each stay
+        for stored in self.tables[target]:
+            numbers[stored[0]] = max(numbers.get(stored[0], 0), int(str(stored[2])))
+        for row in self.reader.rows(table, chunk_columns(table), self.report):
+            hadm, code = row.get("hadm_id"), row.get("code")
+            if hadm is None or not code:  # counting and similarity are by stay: a row of no stay is not counted
+                continue
+            code, version = fact_code(str(code), row.get("code_system"))
+            if (hadm, code, version) in seen:
+                continue
+            seen.add((hadm, code, version))
+            numbers[hadm] = numbers.get(hadm, 0) + 1
+            service = self.service_of(hadm)
+            title = str(row.get("name") or "")
+            class_id = self.row_class(service, table, row_text(row))
+            self.tables[target].append((hadm, row["subject_id"], numbers[hadm], code, version, title, class_id))
+            if version != OTHER_CODE_VERSION and title:  # an ICD code the question reader may then name
+                kind = "diagnosis" if target == "diagnoses" else "procedure"
+                self.tables["icd"].append((kind, code, version, title))
+
+    def fhir_medications(self) -> None:
+        """``medications`` rows of a stay (MedicationStatement, MedicationAdministration; RxNorm or any code), into
+        ``prescriptions`` by drug name; one the stay's prescriptions already name is not added again."""
+        seen = {(stored[0], stored[2]) for stored in self.tables["prescriptions"]}
+        for row in self.reader.rows("medications", chunk_columns("medications"), self.report):
+            hadm, drug = row.get("hadm_id"), normalise_drug(str(row.get("drug") or ""))
+            if hadm is None or not drug or (hadm, drug) in seen:
+                continue
+            seen.add((hadm, drug))
+            class_id = self.row_class(self.service_of(hadm), "medications", row_text(row))
+            self.tables["prescriptions"].append((hadm, row["subject_id"], drug, class_id))
+
     def build(self) -> dict[str, list[tuple[object, ...]]]:
         complaints = self.read_services()
         self.admissions()
@@ -242,6 +302,12 @@ class _Builder:
         for table in _FACT_TABLES:
             self.coded(table)
         self.prescriptions()
+        extra = self.reader.extra_tables
+        for table in _CODED_FHIR_TABLES:
+            if table in extra:
+                self.fhir_coded(table)
+        if "medications" in extra:
+            self.fhir_medications()
         self.tables["classes"] = list(self.classes.rows())
         self.tables["meta"] = [
             ("org", self.config.org),
