@@ -131,3 +131,15 @@ def test_a_long_medication_list_is_quoted_whole() -> None:
     assert len(chunk.text) > 400
     text = extract_answer(understand("What was Cy Moss sent home on?"), [Source(number=1, chunk=chunk, score=1.0)])
     assert all(drug.split(". ", 1)[1] in text for drug in drugs)
+
+
+def test_the_section_of_the_kind_asked_is_found_when_the_question_words_miss_it(
+    retriever: Retriever, cohort: Path
+) -> None:
+    name, subject_id = _a_patient(cohort)
+    answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
+        f"what checkups does {name} have coming up"
+    )  # "checkups coming up" ranks structured rows above the note's follow-up section
+    assert not answer.abstained, answer.text
+    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Followup Instructions"}
+    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
