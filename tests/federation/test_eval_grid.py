@@ -1,6 +1,7 @@
 """The ``grid`` suite (issue 21) in small versions on the federation tests' demo cohort (40 patients): run twice,
 equal numbers; combinations that differ only in what their mode ignores share one run, and nodes are built once
-per chunk size × name prefixing; a grid file with an unknown weight is refused."""
+per chunk size × name prefixing; the packaged grid's 64 combinations are 64 distinct runs; branches; a grid file
+with an unknown weight or parameter is refused."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from tests.evaluate.suite_checks import SETTINGS, twice
 
-from clinrag.evaluate.grid import Combination, GridSpec, GridValues
+from clinrag.evaluate.grid import Combination, GridError, GridSpec, GridValues
 from clinrag.evaluate.suites import SuiteContext, SuiteInputError
 from clinrag.evaluate.suites.grid import GridSuite
 
@@ -43,7 +44,7 @@ def test_a_small_grid_twice_with_equal_numbers(demo_out: Path, work: Path, tmp_p
     scores = ranking.column("score")
     assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
     for row in ranking.rows:  # score = (2 recall + 1 rejection) / 3
-        recall, rejection, score = row[-3], row[-2], row[-1]
+        recall, rejection, score = (float(cell or 0) for cell in row[-3:])
         assert score == pytest.approx((2 * (recall or 0) + (rejection or 0)) / 3, abs=1e-4)
     labels = [name.rsplit("/", 1)[0] for name in result.metrics if name.endswith("/score") and "λ" in name]
     assert len(labels) == 4
@@ -58,7 +59,39 @@ def test_the_quick_grid_is_the_packaged_grid_cut(demo_out: Path, work: Path) -> 
     assert result.metric("combinations") == 4
     assert result.metric("indexes") == 1
     assert 0.0 <= result.metric("best/score") <= 1.0
-    assert len(GridSpec.load().combinations()) == 64
+    assert result.metric("by/fetch_k/50") is not None
+    assert result.metric("by/fetch_k/100") is not None
+    assert not any(name.startswith("by/mmr_lambda") for name in result.metrics)  # only hybrid-mmr reads λ
+
+
+def test_the_packaged_grid_is_64_distinct_runs() -> None:
+    """λ is varied only under hybrid-mmr and fetch_k only under plain hybrid: no two combinations share a run."""
+    spec = GridSpec.load()
+    combinations = spec.combinations()
+    assert len(combinations) == 64
+    assert len({c.run_key for c in combinations}) == 64
+    assert len({c.label for c in combinations}) == 64
+    assert {c.mmr_lambda for c in combinations if c.mode == "hybrid"} == {0.5}
+    assert {c.fetch_k for c in combinations if c.mode == "hybrid-mmr"} == {50}
+    # the extractive generator's constant metrics do not weigh in the packaged score
+    assert spec.weights["faithfulness"] == spec.weights["rejection"] == 0
+
+
+def test_branches_replace_the_grids_values_and_are_checked(tmp_path: Path) -> None:
+    spec = GridSpec.model_validate(
+        {"grid": {"k": [5, 10]}, "branches": [{"mode": ["hybrid-mmr"], "mmr_lambda": [0.3, 0.7]}, {"k": [5]}]}
+    )
+    assert [(c.mode, c.k, c.mmr_lambda) for c in spec.combinations()] == [
+        ("hybrid-mmr", 5, 0.3),
+        ("hybrid-mmr", 5, 0.7),
+        ("hybrid-mmr", 10, 0.3),
+        ("hybrid-mmr", 10, 0.7),
+        ("hybrid", 5, 0.5),
+    ]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("branches:\n  - {speed: [1]}\n")
+    with pytest.raises(GridError, match="speed"):
+        GridSpec.load(bad)
 
 
 def test_a_grid_with_an_unknown_weight_is_refused(demo_out: Path, work: Path, tmp_path: Path) -> None:

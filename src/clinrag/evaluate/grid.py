@@ -1,6 +1,8 @@
 """A parameter grid read from YAML (`GridSpec`): every combination of chunk size, name prefixing, k, fetch_k, mode,
 MMR λ, threshold, generator and temperature, and the weights of the score that ranks them — as the published PubMed
-system searched 64 combinations. ``src/clinrag/evaluate/data/grid.yaml`` is the default (64 combinations).
+system searched 64 combinations. ``src/clinrag/evaluate/data/grid.yaml`` is the default (64 combinations, each a
+distinct run: MMR's λ is varied only under ``hybrid-mmr``, fetch_k only under plain ``hybrid``). A file's optional
+``branches`` each replace some of ``grid``'s values, and the grid is the union of the branches' combinations.
 
 What the ``grid`` suite caches between combinations: one node (ingested chunks and index) per chunk size × name
 prefixing — the only parameters that change the index — built with `CachingEmbedder`, so a chunk text two nodes
@@ -9,10 +11,11 @@ to a model generator).
 
 Example:
     >>> spec = GridSpec.load()
-    >>> len(spec.combinations()), len({c.index_key for c in spec.combinations()})
-    (64, 4)
-    >>> round(spec.score({"recall_at_k": 1.0, "ndcg_at_10": 1.0, "cites_gold": 1.0, "faithfulness": 1.0,
-    ...     "answer_rate": 1.0, "rejection": 1.0}), 4)
+    >>> combinations = spec.combinations()
+    >>> len(combinations), len({c.run_key for c in combinations}), len({c.index_key for c in combinations})
+    (64, 64, 4)
+    >>> round(spec.score({"recall_at_k": 1.0, "ndcg_at_10": 1.0, "cites_gold": 1.0, "faithfulness": 0.0,
+    ...     "answer_rate": 1.0, "rejection": 0.0}), 4)
     1.0
 """
 
@@ -28,7 +31,7 @@ from typing import Any, Final, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from clinrag.errors import ClinragError
 from clinrag.index.embed import Embedder, Vectors
@@ -105,11 +108,26 @@ class Combination:
             self.k,
             self.fetch_k,
             self.mode,
-            self.mmr_lambda if self.mode == "hybrid-mmr" else None,
+            self.mmr_lambda if self.reads("mmr_lambda") else None,
             self.threshold,
             self.generator,
-            self.temperature if self.generator != "extractive" else None,
+            self.temperature if self.reads("temperature") else None,
         )
+
+    def reads(self, parameter: str) -> bool:
+        """Whether this combination's mode and generator read ``parameter`` (λ: only ``hybrid-mmr``; temperature:
+        only a model generator).
+
+        Example:
+            >>> point = Combination(800, True, 10, 50, "hybrid", 0.5, None, "extractive", 0.0)
+            >>> point.reads("mmr_lambda"), point.reads("temperature"), point.reads("k")
+            (False, False, True)
+        """
+        if parameter == "mmr_lambda":
+            return self.mode == "hybrid-mmr"
+        if parameter == "temperature":
+            return self.generator != "extractive"
+        return True
 
     @property
     def label(self) -> str:
@@ -137,6 +155,8 @@ class GridSpec(BaseModel):
     corpus: GridCorpus = GridCorpus()
     questions: GridQuestions = GridQuestions()
     grid: GridValues = GridValues()
+    branches: tuple[dict[str, Any], ...] = ()
+    """Each replaces some of ``grid``'s values (a mapping like ``grid``'s); none: ``grid`` alone."""
     weights: dict[str, float] = Field(default_factory=lambda: dict.fromkeys(METRICS, 1.0))
 
     def model_post_init(self, context: Any, /) -> None:
@@ -146,6 +166,24 @@ class GridSpec(BaseModel):
             raise ValueError(f"weights name unknown metrics {unknown}; known: {', '.join(METRICS)}")
         if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) <= 0:
             raise ValueError("weights must be >= 0 and add up to more than 0")
+
+    @model_validator(mode="after")
+    def _branches_are_grids(self) -> GridSpec:
+        """Every branch, laid over ``grid``, is a grid (known parameters, valid values)."""
+        self.values()
+        return self
+
+    def values(self) -> list[GridValues]:
+        """The grid of each branch (``grid``'s values, some replaced by the branch's), or ``[grid]`` alone.
+
+        Example:
+            >>> spec = GridSpec(grid=GridValues(k=(5, 10)), branches=({"mode": ["hybrid-mmr"]}, {"k": [20]}))
+            >>> [(v.mode, v.k) for v in spec.values()]
+            [(('hybrid-mmr',), (5, 10)), (('hybrid',), (20,))]
+        """
+        if not self.branches:
+            return [self.grid]
+        return [GridValues.model_validate({**self.grid.model_dump(), **branch}) for branch in self.branches]
 
     @classmethod
     def load(cls, path: Path | None = None) -> GridSpec:
@@ -165,9 +203,13 @@ class GridSpec(BaseModel):
             raise GridError(f"{path or GRID_FILE}: not a grid: {exc}") from None
 
     def combinations(self) -> list[Combination]:
-        """Every combination, in the file's order of values (chunk size slowest)."""
-        values = [getattr(self.grid, parameter.name) for parameter in fields(Combination)]
-        return [Combination(*point) for point in itertools.product(*values)]
+        """Every combination, branch by branch, in the file's order of values (chunk size slowest); a combination
+        two branches both give is kept once."""
+        found: dict[Combination, None] = {}
+        for grid in self.values():
+            values = [getattr(grid, parameter.name) for parameter in fields(Combination)]
+            found.update(dict.fromkeys(Combination(*point) for point in itertools.product(*values)))
+        return list(found)
 
     def score(self, metrics: Mapping[str, float | None]) -> float:
         """Σ weight × metric / Σ weight (a missing metric counts 0), rounded to 4 places."""

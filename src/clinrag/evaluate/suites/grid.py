@@ -6,7 +6,9 @@ Per combination: **recall@k** (at the combination's k) and **nDCG@10** of the re
 the retrieval benchmark's questions (gold recomputed for each chunking), and on the same questions **answer rate**,
 **cites gold** (the answer cites a gold chunk) and **faithfulness** (`Answer.support`); **rejection**: share of the
 negative and noise questions that abstain. Cached: one node per chunk size × name prefixing (embedding each distinct
-chunk text once across them), one run per combination that differs in what its mode and generator read.
+chunk text once across them), one run per combination that differs in what its mode and generator read (the
+packaged grid's 64 combinations are 64 distinct runs). The mean score per value of each parameter (``by/...``)
+counts the combinations that read it (λ: the ``hybrid-mmr`` ones).
 
 Example:
     >>> GridSuite().spec().grid.chunk_size
@@ -158,7 +160,7 @@ class GridSuite:
                 + ". Ties keep the grid's order.",
             )
         )
-        for parameter in ("chunk_size", "name_prefix", "k", "mode", "mmr_lambda", "threshold"):
+        for parameter in ("chunk_size", "name_prefix", "k", "fetch_k", "mode", "mmr_lambda", "threshold"):
             result.add_metrics(f"by/{parameter}", _by_parameter(ranked, runs, spec, parameter))
         shown = ranked[:TOP]
         result.add_plot(
@@ -273,9 +275,12 @@ def _run(
 def _by_parameter(
     ranked: Sequence[Combination], runs: Mapping[tuple[object, ...], _Run], spec: GridSpec, parameter: str
 ) -> dict[str, float | None]:
-    """The mean score of the combinations with each value of ``parameter``."""
+    """The mean score of the combinations with each value of ``parameter``, among those whose mode and generator
+    read it (λ: the ``hybrid-mmr`` ones)."""
     groups: dict[str, list[float]] = {}
     for combination in ranked:
+        if not combination.reads(parameter):
+            continue
         value = combination.to_json()[parameter]
         groups.setdefault(f"{value}", []).append(spec.score(runs[combination.run_key].metrics))
     return {value: mean(scores) for value, scores in groups.items()}
