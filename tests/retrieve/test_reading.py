@@ -25,6 +25,7 @@ from clinrag.retrieve.vocabulary import correct_spelling, is_thing
         ("Was Ada Stone anaemic after the hip surgery?", "complication"),
         ("Did Ada Stone have a drug-related rash after the bypass?", "complication"),
         ("Ada Stone's pain relief for after the back surgery?", "discharge_medications"),
+        ("Which sickness they found finally for Ada Stone?", "diagnosis"),
     ],
 )
 def test_the_fact_kind_asked_for(question: str, kind: str) -> None:

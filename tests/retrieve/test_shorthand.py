@@ -49,3 +49,7 @@ def test_the_expansion_reaches_the_lexical_query() -> None:
     found = understand("presenting sx?")
     assert found.lexical_text.endswith(" symptoms")
     assert ("sx", "symptoms") in found.expansions
+
+
+def test_resp_reads_as_respiratory() -> None:
+    assert "respiratory" in understand("Vincent Dodson any resp complications?").things

@@ -58,7 +58,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"diagnos\w*|found to have|what (?:was|is) wrong|the matter with|(?:main|principal) problem"
-        r"|final impression|(?:treated|managed) for"
+        r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease)"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"

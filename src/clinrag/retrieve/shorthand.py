@@ -51,6 +51,7 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "pts": "patients",
         "bc": "because",
         "b/c": "because",
+        "resp": "respiratory",
         "postop": "postoperative",
         "post-op": "postoperative",
         "preop": "preoperative",
