@@ -106,11 +106,15 @@ def test_interrupted_ingestion_resumes_to_the_same_chunks(exports: Path, tmp_pat
 
 
 def test_a_bundle_written_to_the_specification(tmp_path: Path) -> None:
-    summary = _ingest(FIXTURES / "bundle", tmp_path / "s.sqlite")
+    reader = FhirReader(FIXTURES / "bundle")
+    with ChunkStore.open(tmp_path / "s.sqlite") as store:
+        summary = ingest_mimic(FIXTURES / "bundle", store, IngestSettings(), reader=reader)
     assert summary.report.skipped == {
         ("Patient", "unknown extension (ignored)"): 1,
+        ("DocumentReference", "unknown extension (ignored)"): 1,  # a note in a Bundle is counted once
         ("Basic", "resource type not read by clinrag"): 1,
     }
+    assert reader.resources["DocumentReference"] == reader.resources["Composition"] == 1
     assert not summary.report.problems  # urn:uuid references and the contained Medication all resolve
     chunks = list(_chunks(tmp_path / "s.sqlite").values())
     with ChunkStore.open(tmp_path / "s.sqlite") as store:
@@ -134,6 +138,12 @@ def test_a_bundle_written_to_the_specification(tmp_path: Path) -> None:
     assert "form_rx: TAB" in prescription
     assert "rxnorm: 1364445" in prescription
     assert "doses_per_24_hrs: 2.0" in prescription
+    given = next(c for c in chunks if c.table == "medications" and "MedicationAdministration" in c.text).text
+    assert "drug: Metoprolol tartrate 25 mg tablet" in given
+    assert "code: 866924\ncode_system: RxNorm" in given
+    assert "starttime: 2023-02-11 10:15:00" in given
+    assert "dose: 25 mg" in given
+    assert "route: PO" in given
     assert "result: Systolic 142 mmHg; Diastolic 88 mmHg" in next(
         c.text for c in chunks if c.table == "observations" and "85354-9" in c.text
     )
@@ -160,6 +170,9 @@ def test_an_export_with_bad_input_is_reported_and_the_rest_kept(tmp_path: Path) 
     assert f"{condition}:4: half-written line at the end of the file (the lines before it are kept)" in shown
     assert f"{condition}:3: Condition/c3: reference to missing Encounter/e9; kept without its stay" in shown
     assert any("DocumentReference/n3: attachment url outside the export (not fetched)" in p for p in shown)
+    coverage, report = source / "Coverage.ndjson", source / "DiagnosticReport.ndjson"
+    assert f"{coverage}:1: Coverage/cov9: reference to missing Patient/p404; skipped" in shown
+    assert f"{report}:1: DiagnosticReport/r1: reference to missing Observation/o404; result not named" in shown
     chunks = list(_chunks(tmp_path / "s.sqlite").values())
     assert {c.note_id for c in chunks if c.note_id} == {"n1", "n2"}  # a file inside the export and a Binary
     assert {c.dept for c in chunks if c.note_id == "n1"} == {"orthopaedics"}

@@ -132,7 +132,7 @@ class FhirReader:
         self._export: _Export | None = None
         self._patients: dict[str, tuple[PatientRecord, Origin]] = {}
         self._encounters: dict[str, tuple[EncounterRecord, Origin]] = {}
-        self._coverage: list[CoverageRecord] = []
+        self._coverage: list[tuple[CoverageRecord, Origin]] = []
         self._medications: dict[str, MedicationInfo] = {}
         self._facts: list[Fact] = []
         self._seen: set[str] = set()
@@ -166,6 +166,9 @@ class FhirReader:
         return kind
 
     def _take(self, located: Located, report: IngestReport, export: _Export) -> None:
+        if located.resource["resourceType"] in DOCUMENT_TYPES:  # a note in a Bundle: counted and checked once, by
+            export.documents.append(located)  # the notes pass, as a note of an NDJSON file is
+            return
         kind = self._admit(located, report, self._seen)
         if kind is None:
             return
@@ -178,14 +181,11 @@ class FhirReader:
         elif kind == "Encounter":
             self._encounters[key] = (encounter_record(resource), origin)
         elif kind == "Coverage":
-            self._coverage.append(coverage_record(resource))
+            self._coverage.append((coverage_record(resource), origin))
         elif kind == "Medication":
             self._medications[key] = medication_info(resource)
         elif kind == "Binary":
             self.attachments.binaries[key] = {"contentType": resource.get("contentType"), "data": resource.get("data")}
-        elif kind in DOCUMENT_TYPES:
-            self._seen.discard(key)  # read again, and checked again, by the notes pass
-            export.documents.append(located)
         else:
             self._facts.append(_FACTS[kind](origin, resource))
             if kind == "DiagnosticReport" and "presentedForm" in resource:
@@ -378,18 +378,10 @@ class _Resolver:
         """Admission rows, each with the insurance of the coverage in force at its admission (MIMIC keeps insurance
         on the admission); then `_coverage_rows`."""
         coverage: dict[int, list[CoverageRecord]] = defaultdict(list)
-        for item in self.reader._coverage:
+        for item, origin in self.reader._coverage:
             subject = self.export.subjects.get(self.key(item.subject_ref) or "")
             if subject is None:
-                self.report.skip(
-                    "coverage",
-                    Problem(
-                        "Coverage",
-                        0,
-                        f"Coverage/{item.resource_id}",
-                        f"reference to missing {item.subject_ref}; skipped",
-                    ),
-                )
+                self.report.skip("coverage", origin.problem(f"reference to missing {item.subject_ref}; skipped"))
                 continue
             coverage[subject].append(item)
         carried: set[str] = set()
@@ -481,6 +473,9 @@ class _Resolver:
                 else:
                     apply_medication(fact, info)
             if fact.result_refs:
+                missing = [ref for ref in fact.result_refs if (self.key(ref) or "") not in names]
+                for ref in missing:
+                    _warn(report, fact.origin.problem(f"reference to missing {ref}; result not named"))
                 shown = [names.get(self.key(ref) or "") or ref for ref in fact.result_refs]
                 fact.row["results"] = "; ".join(s for s in shown if s)
             if fact.mimic_table and fact.mimic_row is not None and hadm is not None:
