@@ -40,6 +40,16 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         require_ray()
 
 
+@pytest.mark.parametrize("command", [["ingest", "--help"], ["index", "build", "--help"]])
+def test_the_engine_option_names_the_extra_in_help(command: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    from clinrag.app.cli import app
+
+    shown = CliRunner().invoke(app, command, env={"COLUMNS": "240"}).output
+    assert "pip install 'clinrag[scale]'" in shown  # not eaten by Rich's markup as a style tag
+
+
 @pytest.fixture(scope="module")
 def ray_started() -> Iterator[None]:
     ray = pytest.importorskip("ray", reason="the Ray engine needs the scale extra: pip install 'clinrag[scale]'")

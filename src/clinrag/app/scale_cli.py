@@ -23,7 +23,8 @@ EngineOption = Annotated[
     str | None,
     typer.Option(
         "--engine",
-        help="local (this process) or ray (a Ray Data pipeline; pip install 'clinrag[scale]'); see docs/scaling.md.",
+        # "\\[" keeps Rich (rich_markup_mode) from reading "[scale]" as a style tag and dropping it
+        help="local (this process) or ray (a Ray Data pipeline; pip install 'clinrag\\[scale]'); see docs/scaling.md.",
     ),
 ]
 RayAddressOption = Annotated[

@@ -90,7 +90,8 @@ class ServerStore:
         cls, client: QdrantClient, name: str, manifest: IndexManifest, shards: int = 1, replicas: int = 1
     ) -> ServerStore:
         """A new collection ``name`` (which must not exist) with payload indexes and the manifest, in ``shards``
-        shards of ``replicas`` copies each on a Qdrant cluster (local mode and a single server ignore both)."""
+        shards of ``replicas`` copies each on a Qdrant cluster (local mode and a single server ignore both); the
+        manifest's collection ``name__manifest`` has one shard of ``replicas`` copies."""
         if client.collection_exists(name):
             raise StoreError(f"collection {name} exists already; open it, or delete it to rebuild")
         client.create_collection(
@@ -107,7 +108,12 @@ class ServerStore:
             for field in INTEGER_FIELDS:
                 client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
         meta = name + MANIFEST_SUFFIX
-        client.create_collection(meta, vectors_config=models.VectorParams(size=1, distance=models.Distance.DOT))
+        client.create_collection(  # one point: one shard, as many copies as the leaf's, so it survives what they do
+            meta,
+            vectors_config=models.VectorParams(size=1, distance=models.Distance.DOT),
+            shard_number=1,
+            replication_factor=replicas,
+        )
         client.upsert(meta, [models.PointStruct(id=1, vector=[1.0], payload={"manifest": manifest.to_json()})])
         return cls(client, name, manifest)
 
