@@ -102,7 +102,9 @@ def test_the_same_answers_about_named_patients(retrievers: dict[str, Retriever],
         }
         assert shown["fhir"] == shown["mimic"], question
         answered += bool(shown["mimic"][1])
-    assert answered >= len(QUESTIONS) - 2  # answers with citations, not a run of abstentions
+    # answers with citations, not a run of abstentions (all 16 cite at 6e27a5a; half is the floor, so that a change
+    # to how questions are answered, the same for both nodes, does not fail this test)
+    assert answered >= len(QUESTIONS) // 2
 
 
 def _calculation(retriever: Retriever, name: str) -> tuple[tuple[str, list[str]], Calculation]:
