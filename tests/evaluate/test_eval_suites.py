@@ -37,9 +37,13 @@ MODULES = [
             "discharge",
             "literature",
             "population",
+            "trend",
+            "grid",
         )
     ),
     "clinrag.evaluate.literature",
+    "clinrag.evaluate.trend",
+    "clinrag.evaluate.grid",
 ]
 
 

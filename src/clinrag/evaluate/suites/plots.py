@@ -105,7 +105,9 @@ def heatmap(
     caption: str = "",
     limit: tuple[float, float] = (0.0, 1.0),
 ) -> Plot:
-    """A grid of values (row × column), each cell written in; missing cells left blank.
+    """A grid of values (row × column), each cell written in; missing cells left blank. Column labels are turned
+    45° (anchored at their right end) when there are more than six or any is longer than six characters, so that
+    neighbours do not overlap.
 
     Example:
         >>> heatmap("access", "Access", ["A.phys"], ["A", "B"], [[1.0, None]]).title
@@ -116,7 +118,12 @@ def heatmap(
         figure = _figure(max(3.5, 0.9 * len(columns) + 2.0), max(2.2, 0.35 * len(rows) + 1.2))
         axes = figure.add_subplot()
         image = axes.imshow(grid, cmap="Blues", vmin=limit[0], vmax=limit[1], aspect="auto")
-        axes.set_xticks(range(len(columns)), columns)
+        turned = len(columns) > 6 or max((len(c) for c in columns), default=0) > 6
+        axes.set_xticks(range(len(columns)), columns, rotation=45 if turned else 0, ha="right" if turned else "center")
+        if turned:  # anchor each turned label's end under its column
+            axes.tick_params(axis="x", pad=2)
+            for tick in axes.get_xticklabels():
+                tick.set_rotation_mode("anchor")
         axes.set_yticks(range(len(rows)), rows)
         for (r, c), value in np.ndenumerate(grid):
             if not math.isnan(value):
@@ -144,6 +151,40 @@ def fit_line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, fl
     return round(float(slope), 6), round(float(intercept), 6), round(r2, 6)
 
 
+def point_labels(
+    points: Mapping[str, tuple[float, float]], same: float = 0.03, near: tuple[float, float] = (0.25, 0.06)
+) -> list[tuple[str, float, float, int]]:
+    """The scatter's labels: names of points at (nearly) the same place — within ``same`` of the x and y ranges —
+    joined into one label, and each label given a line (0, 1, …) above its point, one more than the labels placed
+    before it whose points lie within ``near`` (shares of the x and y ranges), so that neighbours' labels do not
+    overprint; as (text, x, y, line).
+
+    Example:
+        >>> point_labels({"a": (0.1, 0.5), "b": (0.1, 0.5), "c": (0.9, 0.2), "d": (0.15, 0.51)})
+        [('a, b', 0.1, 0.5, 0), ('c', 0.9, 0.2, 0), ('d', 0.15, 0.51, 1)]
+    """
+    xs = [x for x, _ in points.values()]
+    ys = [y for _, y in points.values()]
+    x_span = (max(xs) - min(xs)) if xs else 0.0
+    y_span = (max(ys) - min(ys)) if ys else 0.0
+
+    def within(a: tuple[float, float], b: tuple[float, float], fx: float, fy: float) -> bool:
+        return abs(a[0] - b[0]) <= fx * x_span + 1e-9 and abs(a[1] - b[1]) <= fy * y_span + 1e-9
+
+    groups: list[tuple[list[str], tuple[float, float]]] = []
+    for name, point in points.items():
+        group = next((g for g in groups if within(g[1], point, same, same)), None)
+        if group is None:
+            groups.append(([name], point))
+        else:
+            group[0].append(name)
+    labels: list[tuple[str, float, float, int]] = []
+    for names, (x, y) in groups:
+        line = 1 + max((row for _, px, py, row in labels if within((px, py), (x, y), *near)), default=-1)
+        labels.append((", ".join(names), x, y, line))
+    return labels
+
+
 def scatter(
     name: str,
     title: str,
@@ -154,7 +195,8 @@ def scatter(
     fit: bool = False,
     timed: bool = False,
 ) -> Plot:
-    """One labelled point per name; with ``fit``, the least-squares line and its r² (`fit_line`); ``timed``: an
+    """One labelled point per name (`point_labels`: coinciding points share a label, neighbours' labels are
+    lifted apart); with ``fit``, the least-squares line and its r² (`fit_line`); ``timed``: an
     axis shows timings."""
     with _style():
         figure = _figure(5.0, 3.6)
@@ -162,8 +204,17 @@ def scatter(
         xs = [x for x, _ in points.values()]
         ys = [y for _, y in points.values()]
         axes.scatter(xs, ys, color=COLOURS[0], s=18)
-        for label, (x, y) in points.items():
-            axes.annotate(label, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        right = min(xs, default=0.0) + 0.6 * (max(xs, default=0.0) - min(xs, default=0.0))
+        for label, x, y, row in point_labels(points):  # labels of the right part to the left of their point
+            left = x > right
+            axes.annotate(
+                label,
+                (x, y),
+                fontsize=7,
+                xytext=(-3 if left else 3, 3 + 9 * row),
+                textcoords="offset points",
+                ha="right" if left else "left",
+            )
         line = fit_line(xs, ys) if fit else None
         if line is not None:
             slope, intercept, r2 = line
