@@ -11,6 +11,7 @@ import pytest
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot
 from clinrag.generate.answer import Answerer
+from clinrag.generate.planner import Planner
 from clinrag.generate.source_parts import LABELS
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.retrieve.sources import LITERATURE_KINDS, SourceFamily
@@ -83,3 +84,38 @@ def test_records_and_literature_in_one_answer(root: FederationRoot, federation: 
         )
         assert answer.sources[first_literature.citations[0] - 1].chunk.source_kind.value in LITERATURE_KINDS
     assert mixed  # some of these patients' records say what they take, beside the guideline
+
+
+EFFECT_QUESTIONS = (
+    "Did ramipril lower end-stage kidney disease?",
+    "Does apixaban lower stroke more than warfarin?",
+    "Is finerenone better than ramipril for CKD?",
+    "Apixaban versus warfarin for stroke in atrial fibrillation?",
+)
+
+
+def test_a_treatments_effect_in_general_asks_only_the_library(root: FederationRoot, federation: Federation) -> None:
+    token = federation.token("A.phys")
+    for question in EFFECT_QUESTIONS:
+        assert _asked(root, question, token) == {"LIB": "answered"}, question
+    answerer = Answerer(FederatedSearcher(root, token), AnswerSettings(), None, EMBEDDER)
+    answer = answerer.answer("Does apixaban lower stroke more than warfarin?")
+    assert not answer.abstained, answer.abstention
+    assert {answer.sources[n - 1].chunk.source_kind.value for n in answer.cited} <= LITERATURE_KINDS
+    # the planner sees no population question in it ("versus" is the trials' comparison, not a count)
+    planner = Planner(FederatedCounter(federation.orgs, token).vocabulary())
+    assert planner.plan(EFFECT_QUESTIONS[-1]).route == "records"
+
+
+def test_an_effect_on_a_patient_or_a_count_stays_with_the_hospitals(
+    root: FederationRoot, federation: Federation
+) -> None:
+    token = federation.token("A.phys.neur")
+    with ChunkStore.open(federation.out / "nodes" / "A" / "chunks.sqlite") as chunks:
+        name = next(name for _, name in chunks.patients() if name)
+    for question in (
+        f"Did apixaban lower {name}'s INR?",
+        "Was she better on ramipril?",
+        "How many patients on apixaban versus warfarin had a stroke?",
+    ):
+        assert set(_asked(root, question, token)) == {"A", "B", "C"}, question

@@ -16,6 +16,11 @@ The rules, in the order they read a question (each one that fires is recorded in
 4. *Codes and drugs*: the rest is read longest phrase first: a synonym, a drug or drug class, an ICD title.
    Anything clinical left over is reported with its nearest vocabulary entries, and then no query is made.
 
+Before them, the literature's part is set aside (`retrieve.sources`): a question that asks only the literature
+("Apixaban versus warfarin in atrial fibrillation?", "What do the trials say …?") is no population question, and of
+one that asks both in separate clauses ("How many of our patients with atrial fibrillation are on apixaban, and what
+do the trials say about apixaban versus warfarin?") only the other clauses are read.
+
 The unit is admissions when the question speaks of admissions, stays or coming in, else patients.
 
 Example:
@@ -28,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -49,6 +55,7 @@ from clinrag.population.query import (
 )
 from clinrag.population.vocabulary import Vocabulary, normalise, term_key
 from clinrag.retrieve.query import parse_date_range
+from clinrag.retrieve.sources import SourceFamily, records_clauses, sources_asked
 from clinrag.retrieve.vocabulary import is_thing
 
 CueKind = Literal["count", "share", "top", "compare", "trend", "group", "cohort", "similar"]
@@ -283,6 +290,17 @@ def parse_question(question: str, vocabulary: Vocabulary, *, today: date | None 
         >>> reading.query.describe()
         'top 5 complications among patients with procedure coronary artery bypass (0210*, 0211*, 0212*, 0213*)'
     """
+    if sources_asked(question) == {SourceFamily.LITERATURE}:  # "Apixaban versus warfarin in AF?": the trials'
+        return PopulationReading(question, rules=("asks only the literature: no population cue",))
+    asked = records_clauses(question)
+    if asked != question:  # "How many of our patients …, and what do the trials say …?": the first clause counts
+        reading = _parse(asked, vocabulary, today or date.today())
+        aside = f"the clauses asking the literature set aside: counted '{asked}'"
+        return dataclasses.replace(reading, question=question, rules=(aside, *reading.rules))
+    return _parse(question, vocabulary, today or date.today())
+
+
+def _parse(question: str, vocabulary: Vocabulary, today: date) -> PopulationReading:
     cues = _cues(question)
     if not cues:
         return PopulationReading(question, rules=("no population cue",))
@@ -293,7 +311,7 @@ def parse_question(question: str, vocabulary: Vocabulary, *, today: date | None 
                 state.take(match.start(), match.end())
     orgs = _orgs(state, vocabulary)
     _ages(state)
-    _years(state, today or date.today())
+    _years(state, today)
     _departments(state, vocabulary)
     _text_phrases(state, vocabulary)
     _terms(state, vocabulary)
