@@ -214,10 +214,10 @@ def test_the_kind_of_fact_a_node_reads_by_meaning_reaches_the_roots_answer(feder
 
 
 def test_a_kind_the_node_settles_among_the_rules_cues_reaches_the_roots_answer(federation: Federation) -> None:
-    """ "I look after X at home, what allergies …" cues social history first and allergies second; the node settles
-    on allergies by meaning, and the root's answer quotes the allergy list, not the social history."""
+    """ "Do the carers at home know about X's allergies?" cues social history first and allergies second; the node
+    settles on allergies by meaning, and the root's answer quotes the allergy list, not the social history."""
     subject_id, given, surname = _patient(federation, {"A"})
-    question = f"I look after {given} {surname} at home, what allergies does the hospital have down for them?"
+    question = f"Do the carers at home know about {given} {surname}'s allergies?"
     assert understand(question).fact_kind == "social"
     retrieval = _root(federation).search(question, federation.token("A.phys"), k=8).retrieval
     assert retrieval.understanding.fact_kind == "allergy"

@@ -97,3 +97,15 @@ NAMES = ScopeNames(orgs={"A": "Hospital A", "C": "Hospital C"}, depts=("orthopae
 def test_named_hospitals_and_departments(question: str, orgs: tuple[str, ...], depts: tuple[str, ...]) -> None:
     scope = named_scope(question, NAMES)
     assert (scope.orgs, scope.depts) == (orgs, depts)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Ada Stone takes buspirone at home - what was she discharged on?", "discharge_medications"),
+        ("Ada Stone, s/p L3-L5 laminectomy: was there any intraoperative complication?", "complication"),
+        ("Ada Stone had the big bowel surgery, what was the diagnosis exactly?", "diagnosis"),
+    ],
+)
+def test_a_statement_says_why_and_the_question_what_is_asked(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind

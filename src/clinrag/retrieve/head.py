@@ -21,7 +21,7 @@ from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import ClinicalClass, vocabulary
-from clinrag.retrieve.intent import anchor_spans, cue_spans
+from clinrag.retrieve.intent import INTERROGATIVE, anchor_spans, clause_spans, cue_spans
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
@@ -89,16 +89,6 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
 
 OPEN_KINDS: Final = SECTION_KINDS | {"procedure", "complication"}
 """Kinds of fact a question can ask for without naming a thing: "which procedure was it?", "what went wrong?"."""
-_CLAUSE: Final = re.compile(
-    r"[,;:?!]|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
-)
-"""Where a clause ends: punctuation, a dash, "and", or a question word inside a sentence ("wound looks red what op
-was it")."""
-_INTERROGATIVE: Final = re.compile(
-    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|had|can|could|will|"
-    r"would|should|any)\b",
-    re.IGNORECASE,
-)
 
 
 def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> bool:
@@ -123,17 +113,11 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     question = expand_shorthand(question)[0]  # "what op was it?" asks for an operation
     anchors = anchor_spans(question)  # "after the op": a time, not what is asked
     cues = [(begin, end) for begin, end in cue_spans(question) if not any(a <= begin < b for a, b in anchors)]
-    start = 0
-    clauses: list[tuple[int, int]] = []
-    for match in _CLAUSE.finditer(question):
-        clauses.append((start, match.start()))
-        start = match.end()
-    clauses.append((start, len(question)))
-    clauses = [(begin, end) for begin, end in clauses if question[begin:end].strip()]
+    clauses = clause_spans(question)
     if cues:
         asking = [(begin, end) for begin, end in clauses if any(begin <= cue < end for cue, _ in cues)]
     else:
-        asking = [(begin, end) for begin, end in clauses if _INTERROGATIVE.match(question[begin:end])][:1]
+        asking = [(begin, end) for begin, end in clauses if INTERROGATIVE.match(question[begin:end])][:1]
     return any(not set(tokenize(question[begin:end])) & things for begin, end in asking)
 
 

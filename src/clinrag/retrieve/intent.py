@@ -232,13 +232,15 @@ def fact_kind(question: str) -> str | None:
 
 
 def kind_candidates(question: str) -> tuple[str, ...]:
-    """The kinds of fact of every head cue of ``question``, in the order they come (:func:`fact_kind` takes the
-    first; a question with several, "I look after her — what allergies does the hospital have?", is one the
-    kind read by meaning may settle among them).
+    """The kinds of fact of every head cue of ``question``, in the order they come, those of clauses that open as
+    a question first (:func:`fact_kind` takes the first; a question with several, "Do the carers at home know about
+    her allergies?", is one the kind read by meaning may settle among them).
 
     Example:
-        >>> kind_candidates("I look after Ada at home, what allergies does the hospital have down for her?")
+        >>> kind_candidates("Do the carers at home know about her allergies?")
         ('social', 'allergy')
+        >>> kind_candidates("I look after Ada at home, what allergies does the hospital have down for her?")
+        ('allergy', 'social')
     """
     anchors = anchor_spans(question)
     found: list[tuple[int, int, str]] = []
@@ -260,7 +262,42 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         or _PREPOSITION.match(question, after[0]) is not None
     ]  # a cue followed by another cue of another kind modifies it: "surgery clinic" is a clinic, an "allergy patch
     # test" a test
+    asking = [(begin, end) for begin, end in clause_spans(question) if INTERROGATIVE.match(question[begin:end])]
+    if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
+        # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
+        # discharged on?" asks for the discharge list
+        heads.sort(key=lambda cue: not any(begin <= cue[0] < end for begin, end in asking))
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
+
+
+_CLAUSE: Final = re.compile(
+    r"[,;:?!]|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
+)
+"""Where a clause ends: punctuation, a dash, "and", or a question word inside a sentence ("wound looks red what op
+was it")."""
+INTERROGATIVE: Final = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|had|can|could|will|"
+    r"would|should|any)\b",
+    re.IGNORECASE,
+)
+"""A clause that opens as a question."""
+
+
+def clause_spans(question: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each non-blank clause of ``question`` (:data:`_CLAUSE` ends one).
+
+    Example:
+        >>> q = "She takes buspirone at home - what was she discharged on?"
+        >>> [q[start:end] for start, end in clause_spans(q)]
+        ['She takes buspirone at home', 'what was she discharged on']
+    """
+    start = 0
+    clauses: list[tuple[int, int]] = []
+    for match in _CLAUSE.finditer(question):
+        clauses.append((start, match.start()))
+        start = match.end()
+    clauses.append((start, len(question)))
+    return [(begin, end) for begin, end in clauses if question[begin:end].strip()]
 
 
 def _compound_gap(gap: str) -> bool:

@@ -176,14 +176,14 @@ class KindReader:
 
     def settle(self, understanding: QueryUnderstanding, vector: Vectors) -> QueryUnderstanding:
         """``understanding`` asking for the one of its rule-found kinds (:attr:`QueryUnderstanding.kind_candidates`)
-        nearest in meaning, when that one is not the first cue's and leads it by :attr:`min_margin`: "I look after
-        her at home — what allergies does the hospital have?" cues social history first, but asks for allergies.
+        nearest in meaning, when that one is not the first cue's and leads it by :attr:`min_margin`: "Do the carers
+        at home know about her allergies?" cues social history first, but asks for allergies.
 
         Example:
             >>> from clinrag.index.embed import OnnxMiniLmEmbedder
             >>> from clinrag.retrieve.query import understand
             >>> embedder = OnnxMiniLmEmbedder(threads=1)
-            >>> question = "I look after her at home, what allergies does the hospital have down for her?"
+            >>> question = "Do the carers at home know about her allergies?"
             >>> understand(question).fact_kind
             'social'
             >>> KindReader(embedder).settle(understand(question), embedder.embed([question])[0]).fact_kind
