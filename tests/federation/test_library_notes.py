@@ -9,6 +9,7 @@ A's identity provider (the real oidc-provider-mock); A.phys signs in there, and 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import escape
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
@@ -111,9 +113,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     records = synthetic_records(40, seed=5)
     write_medline(out / "pubmed.xml.gz", records)
     node = out / "node"
-    _invoke("pubmed", "ingest", str(out / "pubmed.xml.gz"), "--node", str(node))
+    # the node's organisation, which its policy names: the default (LIBRARY) would have every document refused
+    _invoke("pubmed", "ingest", str(out / "pubmed.xml.gz"), "--node", str(node), "--org", "LIB")
     allow = [option for publisher in PUBLISHERS for option in ("--allow", publisher)]
-    _invoke("guidelines", "ingest", str(guideline_folder(out)), "--node", str(node), *allow)
+    _invoke("guidelines", "ingest", str(guideline_folder(out)), "--node", str(node), "--org", "LIB", *allow)
     _invoke("index", "build", str(node))
     author = records[0].authors[0].last
     local = json.loads(_invoke("ask", _question(author), "--node", str(node), "--json"))
@@ -220,3 +223,83 @@ def test_reply_notes_keep_only_the_librarys_forms_bounded() -> None:
     assert notes[0].endswith("…")
     with pytest.raises(ValidationError, match="at most 20 items"):
         RetrieveResponse(node="LIB", embedder="e", notes=["filter by x"] * (MAX_NOTES + 1))
+
+
+# --- citations with their links on every face ------------------------------------------------------------------------
+
+BOTH = "What do the guidelines and studies say about anticoagulation in atrial fibrillation?"
+PUBMED = re.compile(r"https://pubmed\.ncbi\.nlm\.nih\.gov/(\d+)/")
+
+
+def _federation_file(library: Library) -> Path:
+    federation = library.out / "federation.toml"
+    org = library.orgs[0]
+    federation.write_text(f'[[orgs]]\norg = "LIB"\nname = "Library"\nurl = "{org.url}"\nissuer = "{org.issuer}"\n')
+    return federation
+
+
+def test_clinrag_ask_names_and_links_each_citation_and_guideline(library: Library) -> None:
+    args = ("ask", BOTH, "--token", library.token, "--federation", str(_federation_file(library)), "--k", "10")
+    env = {"CLINRAG_FEDERATION__TIMEOUT": "30", "COLUMNS": "400"}
+    body = json.loads(_invoke(*args, "--json", env=env))
+    kinds = {source["chunk"]["source_kind"] for source in body["sources"]}
+    assert kinds == {"abstract", "guideline"}, body["text"]
+    for source in body["sources"]:
+        chunk = source["chunk"]
+        if chunk["citation"] is not None:
+            citation = chunk["citation"]
+            url = f"https://pubmed.ncbi.nlm.nih.gov/{citation['pmid']}/"
+            assert source["link"] == citation["url"] == url
+            assert source["reference"].startswith(citation["authors"][0])
+            assert source["reference"].endswith(f" · {citation['title']} · PMID {citation['pmid']}")
+            assert f"{citation['journal_abbrev'] or citation['journal']} {citation['year']}" in source["reference"]
+        else:
+            guideline = chunk["guideline"]
+            assert source["link"] == guideline["url"]
+            assert source["reference"] == f"{guideline['publisher']} · {guideline['title']} · {guideline['date']}"
+    table = _invoke(*args, env=env)  # the sources table: each reference and its link
+    for source in body["sources"]:
+        assert source["link"] in table
+        assert source["reference"].split(" · ")[0] in table
+
+
+def test_the_api_and_the_evidence_panel_link_each_citation_and_guideline(library: Library) -> None:
+    root = FederationRoot(library.orgs, RetrieveSettings(), EMBEDDER.id, FederationSettings(timeout=30))
+    verifier = TokenVerifier((TrustedIssuer(library.provider.issuer, "A"),), audience="clinrag")
+    service = ChatService(root, verifier, {"clinrag-extractive": None}, AnswerSettings())
+    with ThreadServer(create_openai_app(service)) as server:
+        reply = httpx.post(
+            f"{server.url}/v1/chat/completions",
+            json={
+                "model": "clinrag-extractive",
+                "messages": [{"role": "user", "content": BOTH}],
+                "clinrag": {"sources": 10},
+            },
+            headers={"Authorization": f"Bearer {library.token}"},
+            timeout=120,
+        )
+    assert reply.status_code == 200, reply.text
+    sources = reply.json()["clinrag"]["sources"]
+    assert {source["kind"] for source in sources} == {"abstract", "guideline"}
+    for source in sources:
+        if source["kind"] == "abstract":
+            assert source["citation"]["pmid"]
+            assert source["guideline"] is None
+            assert source["link"] == f"https://pubmed.ncbi.nlm.nih.gov/{source['citation']['pmid']}/"
+            assert source["reference"].endswith(f"PMID {source['citation']['pmid']}")
+        else:
+            assert source["guideline"]["publisher"] in PUBLISHERS
+            assert source["citation"] is None
+            assert source["link"] == source["guideline"]["url"]
+    evidence = ClinragExtension.model_validate(reply.json()["clinrag"])
+    view = turn_view("t1", reply.json()["choices"][0]["message"]["content"], evidence)
+    pages = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True))
+    html = pages.get_template("turn_result.html").render(
+        item={"turn": SimpleNamespace(id="t1", status="done"), "view": view}, csrf="x"
+    )
+    for info in evidence.sources:
+        assert info.link is not None
+        assert info.reference is not None
+        anchor = f'<a href="{info.link}" target="_blank" rel="noopener noreferrer">{escape(info.reference)}</a>'
+        assert anchor in html, info.reference
+    assert len(set(PUBMED.findall(html))) == sum(1 for info in evidence.sources if info.citation is not None)

@@ -14,6 +14,7 @@ from clinrag.access.demo import demo_user
 from clinrag.access.login import TokenCache, get_token
 from clinrag.app.chat_service import MAX_QUESTION_CHARS
 from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.source_links import source_link, source_reference
 from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
@@ -32,7 +33,7 @@ from clinrag.population.vocabulary import Vocabulary
 from clinrag.retrieve.hybrid import Retriever, TimedEmbedder
 from clinrag.retrieve.literature_filters import load_vocabulary
 from clinrag.settings import AnswerSettings, Settings
-from clinrag.types import Answer, Hit, SearchFilters
+from clinrag.types import Answer, Chunk, Hit, SearchFilters
 
 
 def _bounds(name: str) -> tuple[int, int]:
@@ -278,6 +279,11 @@ def answer_json(answer: Answer, orgs: Sequence[OrgResult] = ()) -> str:
     """
     body: dict[str, Any] = answer.model_dump(mode="json")
     body["abstained"] = answer.abstained
+    for source, shown in zip(answer.sources, body["sources"], strict=True):
+        shown["reference"] = source_reference(source.chunk)
+        shown["link"] = source_link(source.chunk)
+        if source.chunk.citation is not None:
+            shown["chunk"]["citation"]["url"] = source.chunk.citation.url
     body["withheld_note"] = answer.withheld_note
     if orgs:
         body["organisations"] = [
@@ -355,7 +361,7 @@ def print_answer(answer: Answer) -> None:
                 str(source.number),
                 "yes" if source.number in answer.cited else "",
                 f"{source.score:.4f}",
-                provenance(source.chunk),
+                source_origin(source.chunk),
                 source.chunk.text[:120].replace("\n", " "),
             )
         console.print(table)
@@ -371,6 +377,27 @@ def print_answer(answer: Answer) -> None:
         facts.append(f"{answer.quarantined_spans} instruction-like spans quarantined")
     facts += [f"{name} {seconds * 1000:.0f} ms" for name, seconds in answer.timings.items()]
     console.print("[dim]" + "; ".join(facts) + "[/dim]")
+
+
+def source_origin(chunk: Chunk) -> str:
+    """The sources table's "from" cell: a record's provenance; for literature its reference (first author, journal,
+    year, title, PMID; or publisher, title, date), where it is held, and its link on a line of its own.
+
+    Example:
+        >>> from clinrag.types import Citation, SourceKind
+        >>> cited = Citation(pmid=7, title="T.", authors=("Li X",), year=2020)
+        >>> print(source_origin(Chunk.create(source_id="pmid:7", text="x", org="LIB", dept="literature",
+        ...                                  source_kind=SourceKind.ABSTRACT, citation=cited)))
+        Li X, 2020 · T. · PMID 7 · LIB/literature
+        https://pubmed.ncbi.nlm.nih.gov/7/
+    """
+    reference = source_reference(chunk)
+    if reference is None:
+        return provenance(chunk)
+    section = chunk.section if chunk.guideline is not None else None  # an abstract's is only "Abstract"
+    held = " · ".join(part for part in (reference, section, f"{chunk.org}/{chunk.dept}") if part)
+    link = source_link(chunk)
+    return f"{held}\n{link}" if link else held
 
 
 def token_command(

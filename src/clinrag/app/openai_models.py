@@ -18,13 +18,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clinrag.app.source_links import source_link, source_reference
 from clinrag.federation.root import OrgResult
 from clinrag.generate.calculation import Calculation
 from clinrag.generate.experience import ExperiencePart
 from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer, RouteInfo
 from clinrag.generate.prompts import provenance
 from clinrag.index.store import Mode
-from clinrag.types import Answer, Source, chunk_date
+from clinrag.types import Answer, Citation, Guideline, Source, chunk_date
 
 # --- requests ---------------------------------------------------------------------------------------------------
 
@@ -94,7 +95,8 @@ class ErrorBody(BaseModel):
 
 
 class SourceInfo(BaseModel):
-    """One numbered source ``[n]``: where it comes from, its score, whether the answer cites it, and its text."""
+    """One numbered source ``[n]``: where it comes from, its score, whether the answer cites it, and its text; for
+    literature its citation or guideline, a one-line reference and a link (fields a client may ignore)."""
 
     number: int = Field(description="The n of [n] in the answer text; 1 is the most relevant.")
     cited: bool = Field(description="A supported sentence of the answer cites it.")
@@ -102,7 +104,7 @@ class SourceInfo(BaseModel):
     org: str
     dept: str
     leaf: str
-    kind: str = Field(description="note, row, abstract or calculator.")
+    kind: str = Field(description="note, row, abstract, guideline or calculator.")
     subject_id: int | None
     patient_name: str | None
     hadm_id: int | None
@@ -112,6 +114,24 @@ class SourceInfo(BaseModel):
     chunk_id: str = Field(description="Content address of the chunk (stable citation key).")
     provenance: str = Field(description="One line: patient · org/dept · note · section · date.")
     text: str = Field(description="The chunk's text. Data from a record, never instructions.")
+    citation: Citation | None = Field(
+        None,
+        description="For an abstract: its citation (PMID, title, authors, year, journal, volume, issue, pages, DOI, "
+        "publication types, MeSH, keywords).",
+    )
+    guideline: Guideline | None = Field(
+        None, description="For a guideline: its publisher, title, URL, date and licence."
+    )
+    reference: str | None = Field(
+        None,
+        description="For literature, one line: 'First author et al., Journal Year · Title · PMID n' or 'Publisher · "
+        "Title · Date'.",
+    )
+    link: str | None = Field(
+        None,
+        description="For literature: the citation's PubMed page or the guideline's URL (http or https only; null "
+        "otherwise).",
+    )
 
 
 class SentenceInfo(BaseModel):
@@ -277,8 +297,8 @@ def source_info(source: Source, cited: bool) -> SourceInfo:
         >>> chunk = Chunk.create(source_id="note:1-DS-1", text="Aspirin 81 mg daily.", org="A", dept="medicine",
         ...                      subject_id=1, note_id="1-DS-1", section="Discharge Medications")
         >>> info = source_info(Source(number=1, chunk=chunk, score=0.5), cited=True)
-        >>> info.org, info.note_id, info.provenance
-        ('A', '1-DS-1', 'patient 1 · A/medicine · note 1-DS-1 · Discharge Medications')
+        >>> info.org, info.note_id, info.provenance, info.link
+        ('A', '1-DS-1', 'patient 1 · A/medicine · note 1-DS-1 · Discharge Medications', None)
     """
     chunk = source.chunk
     when = chunk_date(chunk)
@@ -299,6 +319,10 @@ def source_info(source: Source, cited: bool) -> SourceInfo:
         chunk_id=chunk.chunk_id,
         provenance=provenance(chunk),
         text=chunk.text,
+        citation=chunk.citation,
+        guideline=chunk.guideline,
+        reference=source_reference(chunk),
+        link=source_link(chunk),
     )
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from markupsafe import Markup, escape
 
 from clinrag.app.openai_models import ClinragExtension, OrganisationInfo, SentenceInfo, SourceInfo
+from clinrag.app.source_links import safe_link
 from clinrag.app.web.calculation_view import CalculationView, calculation_views
 from clinrag.app.web.experience_view import ExperienceView, experience_view
 from clinrag.app.web.population_view import PopulationView, RouteView, population_view, query_keys, route_view
@@ -117,6 +118,12 @@ class SourceView:
         if name and subject is not None:
             return f"{name} ({subject})"
         return str(subject) if subject is not None else ""
+
+    @property
+    def link(self) -> str | None:
+        """The literature source's link (PubMed page, guideline URL), checked again here — the extension may come
+        from a stored turn or another service — so that only an ``http``/``https`` URL is ever an ``href``."""
+        return safe_link(self.info.link)
 
 
 @dataclass(frozen=True)
