@@ -91,3 +91,22 @@ def test_a_misspelt_question_is_read_as_the_librarys_words_and_says_so(library: 
     if misspelt != treatment:
         assert f"spelling: '{misspelt}' read as '{treatment}'" in answer["filter_notes"]
     assert not answer["abstained"], answer["text"]
+
+
+def test_a_year_or_journal_the_library_lacks_is_dropped_and_said(library: Path) -> None:
+    """'since 2035' (no citation in the library is that recent) and a journal it does not hold are said and not
+    applied: the question is answered from the library as if they were not written, not with a bare abstention."""
+    topic = synthetic_records(80, seed=9)[0]
+    question = f"Did {topic.keywords[1]} lower {topic.keywords[2]} in studies since 2035 published in Nature Medicine?"
+    result = runner.invoke(app, ["ask", question, "--node", str(library), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert "filter by year since 2035: no citation in this library, not applied" in answer["filter_notes"]
+    assert "filter by journal Nature Medicine: no citation in this library, not applied" in answer["filter_notes"]
+    assert not answer["abstained"], answer["text"]
+    assert answer["sources"]
+    held = runner.invoke(
+        app, ["ask", f"Did {topic.keywords[1]} lower {topic.keywords[2]} since 2010?", "--node", str(library)]
+    )
+    assert held.exit_code == 0, held.output
+    assert "filter by year since 2010: applied" in held.output

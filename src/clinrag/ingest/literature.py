@@ -160,9 +160,10 @@ _WORDS: Final = re.compile(r"[a-z][a-z-]{3,}[a-z]")
 def library_vocabulary(store: ChunkStore) -> dict[str, object]:
     """What a library's questions may filter on, from its stored citations: authors by surname (the forms cited,
     ``Smith J``), journals (title and abbreviation → title), publication types and MeSH descriptors, each with how
-    many citations have it; how many citations and guidelines it holds; and the words of its titles, abstracts,
-    keywords and MeSH terms (and of its guidelines' sections and text) with their counts, which misspelt question
-    words are corrected to.
+    many citations have it; how many citations and guidelines it holds; the years they were published (a citation's
+    year, a guideline's date) with their counts, so that a year no source has is not filtered on; and the words of
+    its titles, abstracts, keywords and MeSH terms (and of its guidelines' sections and text) with their counts,
+    which misspelt question words are corrected to.
 
     Example:
         >>> import tempfile, pathlib
@@ -180,6 +181,7 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
     journals: dict[str, str] = {}
     types: dict[str, int] = {}
     mesh: dict[str, int] = {}
+    years: dict[str, int] = {}
     seen: set[int] = set()
     for chunk in store.chunks(source_kind=SourceKind.ABSTRACT.value):
         citation = chunk.citation
@@ -198,10 +200,15 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
             types[kind] = types.get(kind, 0) + 1
         for descriptor in citation.mesh:
             mesh[descriptor] = mesh.get(descriptor, 0) + 1
+        if citation.year:
+            years[str(citation.year)] = years.get(str(citation.year), 0) + 1
         for word in _WORDS.findall(" ".join((chunk.text, *citation.keywords, *citation.mesh)).lower()):
             words[word] = words.get(word, 0) + 1
     guidelines: set[str] = set()
     for chunk in store.chunks(source_kind=SourceKind.GUIDELINE.value):  # a guideline's words are the library's too
+        if chunk.guideline is not None and chunk.source_id not in guidelines:
+            year = str(chunk.guideline.date.year)
+            years[year] = years.get(year, 0) + 1
         guidelines.add(chunk.source_id)
         for word in _WORDS.findall(f"{chunk.section or ''} {chunk.text}".lower()):
             words[word] = words.get(word, 0) + 1
@@ -212,6 +219,7 @@ def library_vocabulary(store: ChunkStore) -> dict[str, object]:
         "journals": journals,
         "publication_types": types,
         "mesh": mesh,
+        "years": years,
         "words": words,
     }
 

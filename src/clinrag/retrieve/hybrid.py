@@ -37,7 +37,12 @@ from clinrag.retrieve.candidates import (
     rank_candidates,
 )
 from clinrag.retrieve.kind_meaning import KindReader
-from clinrag.retrieve.literature_filters import correct_library_spelling, load_vocabulary, read_literature_filters
+from clinrag.retrieve.literature_filters import (
+    correct_library_spelling,
+    library_dates,
+    load_vocabulary,
+    read_literature_filters,
+)
 from clinrag.retrieve.patient_mentions import PatientMention, Resolution
 from clinrag.retrieve.patients import PatientRegistry
 from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
@@ -266,7 +271,9 @@ def plan_query(
     notes: tuple[str, ...] = spelling
     if vocabulary is not None:  # a library: authors, journals, publication types and MeSH the question states
         literature = read_literature_filters(question, vocabulary)
-        scoped, notes = scoped.model_copy(update=literature.filters), spelling + literature.notes
+        asked = understanding.date_range
+        scoped, dated = library_dates(scoped, None if asked is None else (asked.start, asked.end), vocabulary)
+        scoped, notes = scoped.model_copy(update=literature.filters), spelling + literature.notes + dated
     if nobody_here:
         return QueryPlan(understanding, resolution, scoped, no_such_patient=True)
     # Named patients are already a filter; their names would only pull in short chunks that repeat them.

@@ -3,7 +3,9 @@ Smith", "Smith et al.", "Smith and colleagues"), journals ("in the Lancet", "pub
 types ("randomised trials", "meta-analyses", "systematic reviews", "cohort studies") and MeSH terms written as such
 ("MeSH Sepsis"), and — in a library of citations and guidelines — the kind of source when the question names one
 ("guidelines", or studies: "trials", "papers").
-Years and ranges ("since 2020", "between 2015 and 2018") are the date filters every question has.
+Years and ranges ("since 2020", "between 2015 and 2018") are the date filters every question has; in a library they
+are checked against the years its sources were published (`library_dates`). A journal named after a cue ("published
+in Nature Medicine", "in the Journal of X") that the library lacks is said, not ignored.
 
 A filter is applied only when the library has it; one that matches nothing here is dropped and said ("no citation
 by Smyth in this library"), never applied silently, never invented. The library's vocabulary is the
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Final
@@ -32,6 +35,7 @@ from symspellpy import SymSpell, Verbosity
 
 from clinrag.ingest.literature import VOCABULARY_FILE
 from clinrag.retrieve.vocabulary import DRUG_WORDS, clinical_words, zipf
+from clinrag.types import SearchFilters
 
 _AUTHOR_PATTERNS: Final = (
     re.compile(r"\bby\s+(?:Dr\.?\s+)?([A-Z][A-Za-z'’-]+(?:\s+[A-Z][A-Za-z'’-]+)?)"),
@@ -69,6 +73,9 @@ class LibraryVocabulary:
     """How many citations the library holds (None: a library indexed before it was counted)."""
     guidelines: int | None = None
     """How many guidelines it holds (None: not counted)."""
+    years: dict[int, int] | None = None
+    """The years its citations and guidelines were published, with their counts (None: a library indexed before they
+    were counted, whose date filters are applied unchecked)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ def _load(path: Path, _mtime: int) -> LibraryVocabulary:
         speller=_speller(data.get("words", {})),
         citations=data.get("citations"),
         guidelines=data.get("guidelines"),
+        years={int(year): count for year, count in data["years"].items()} if "years" in data else None,
     )
 
 
@@ -142,6 +150,9 @@ def read_literature_filters(question: str, vocabulary: LibraryVocabulary) -> Lit
     if journals:
         filters["journals"] = journals
         notes.append(f"filter by journal {', '.join(journals)}: applied")
+    for named in _journals_named(question):
+        if not _held(named, vocabulary, journals):
+            notes.append(f"filter by journal {named}: no citation in this library, not applied")
     for match in _MESH.finditer(question):
         term = match.group(1).strip()
         descriptor = vocabulary.mesh.get(term.casefold())
@@ -187,6 +198,114 @@ def _journals(question: str, vocabulary: LibraryVocabulary) -> tuple[str, ...]:
         if cued or acronym:
             found.append(title)
     return tuple(found)
+
+
+_CAPITALISED: Final = r"[A-Z][\w'’&-]*\.?"
+_TITLE_RUN: Final = rf"{_CAPITALISED}(?:\s+(?:(?:of|and|the|for|in|&)\s+)*{_CAPITALISED})*"
+_NAMED_AFTER_PUBLISHED: Final = re.compile(
+    rf"\b(?i:published|appeared|reported|printed)\s+(?i:in)\s+(?:(?i:the)\s+)?({_TITLE_RUN})"
+)
+_NAMED_AFTER_IN: Final = re.compile(rf"\b(?i:in|from)\s+(?:(?i:the)\s+)?({_TITLE_RUN})")
+_JOURNAL_WORDS: Final = frozenset(
+    [
+        "journal",
+        "journals",
+        "medicine",
+        "lancet",
+        "nature",
+        "science",
+        "annals",
+        "archives",
+        "proceedings",
+        "bulletin",
+        "reports",
+        "letters",
+        "review",
+        "reviews",
+        "research",
+        "transactions",
+        "acta",
+        "bmj",
+        "jama",
+        "plos",
+        "circulation",
+        "gazette",
+    ]
+)
+_TRAILING: Final = re.compile(r"(?:\s+(?:of|and|the|for|in|&))+$")
+
+
+def _journals_named(question: str) -> tuple[str, ...]:
+    """Journal names a question states: a capitalised run after "published in" (or appeared, reported, printed in),
+    or after "in"/"from" when it holds a word journals are named with ("Journal", "Medicine", "Lancet", "Annals" …)
+    — "in Nature Medicine", "published in the Journal of Hypothetical Studies"; "in COPD" names none."""
+    named: list[str] = []
+    for pattern, needs_word in ((_NAMED_AFTER_PUBLISHED, False), (_NAMED_AFTER_IN, True)):
+        for match in pattern.finditer(question):
+            run = _TRAILING.sub("", match.group(1)).rstrip(".")
+            words = {word.casefold().strip(".") for word in run.split()}
+            if needs_word and not words & _JOURNAL_WORDS:
+                continue
+            if not any(run in earlier or earlier in run for earlier in named):
+                named.append(run)
+    return tuple(named)
+
+
+def _held(named: str, vocabulary: LibraryVocabulary, applied: tuple[str, ...]) -> bool:
+    """Whether a journal named in the question is one the library holds (and so was applied), by title or
+    abbreviation, ignoring case and a leading "the"."""
+    folded = _JOURNAL_ALIASES.get(named.casefold(), named.casefold()).removeprefix("the ")
+    titles = {title.casefold().removeprefix("the ") for title in applied}
+    return any(folded in title or title.split(" (")[0] == folded for title in titles) or any(
+        folded == key.split(" (")[0].removeprefix("the ") for key in vocabulary.journals
+    )
+
+
+def library_dates(
+    filters: SearchFilters, asked: tuple[datetime | None, datetime | None] | None, vocabulary: LibraryVocabulary
+) -> tuple[SearchFilters, tuple[str, ...]]:
+    """``filters`` with the question's date range (``asked``: start inclusive, end exclusive) kept when a source of
+    the library was published in it and dropped otherwise, and the note saying which. A range set otherwise than by
+    the question, or a library whose years were not counted, is left as it is, unsaid.
+
+    Example:
+        >>> vocabulary = LibraryVocabulary(authors={}, journals={}, publication_types=(), mesh={},
+        ...                                years={2016: 3, 2021: 2})
+        >>> since = (datetime(2035, 1, 1), None)
+        >>> kept, notes = library_dates(SearchFilters(start=since[0]), since, vocabulary)
+        >>> kept.start, notes
+        (None, ('filter by year since 2035: no citation in this library, not applied',))
+        >>> library_dates(SearchFilters(start=datetime(2020, 1, 1)), (datetime(2020, 1, 1), None), vocabulary)[1]
+        ('filter by year since 2020: applied',)
+    """
+    if asked is None or vocabulary.years is None or (filters.start, filters.end) != asked or asked == (None, None):
+        return filters, ()
+    start, end = asked
+    first = start.year if start is not None else None
+    last = (end - timedelta(microseconds=1)).year if end is not None else None
+    held = any((first is None or year >= first) and (last is None or year <= last) for year in vocabulary.years)
+    words = _range_words(start, end)
+    if held:
+        return filters, (f"filter by year {words}: applied",)
+    dropped = filters.model_copy(update={"start": None, "end": None})
+    return dropped, (f"filter by year {words}: no citation in this library, not applied",)
+
+
+def _range_words(start: datetime | None, end: datetime | None) -> str:
+    """ "since 2020", "before 2010", "2016", "2015 to 2018", or ISO dates for a range not made of whole years."""
+    whole = all(
+        when is None or (when.month, when.day, when.time()) == (1, 1, datetime.min.time()) for when in (start, end)
+    )
+    if not whole:
+        last = (end - timedelta(days=1)).date().isoformat() if end is not None else ""
+        return f"{start.date().isoformat() if start is not None else ''} to {last}".strip()
+    if end is None:
+        return f"since {start.year}" if start is not None else ""
+    if start is None:
+        return f"before {end.year}"
+    if end.year - start.year == 1:
+        return str(start.year)
+    return f"{start.year} to {end.year - 1}"
 
 
 _QUESTION_WORD: Final = re.compile(r"\*[^*]+\*|[A-Za-z][A-Za-z-]*[A-Za-z]")
