@@ -1,14 +1,17 @@
 """MEDLINE/PubMed XML, streamed: the annual baseline and daily update files, plain or gzipped, read
-record by record with lxml's ``iterparse`` in constant memory.
+record by record in constant memory: the byte stream is split at each ``<PubmedArticle>``, ``<PubmedBookArticle>``
+and ``<DeleteCitation>`` and each record parsed by lxml on its own, so one record that is not well-formed XML (a bare
+``&`` in a title, a missing end tag) is reported and skipped and reading goes on at the next.
 
 Each ``<PubmedArticle>`` becomes a `MedlineRecord`: PMID and its version, DOI, title, the abstract with its
 structured-section labels, authors (last name, fore name, initials, collective names, affiliations), journal, volume,
 issue, pages, languages, year and month (``MedlineDate`` forms such as ``1998 Dec-1999 Jan`` too), publication
 types, MeSH descriptors with their qualifiers and major-topic flags, and keywords. A ``<DeleteCitation>`` in an
-update file becomes a `Deletion` of its PMIDs. A record that breaks the rules this reader relies on (no PMID, no
-title) is a `Problem` with the file, its line and PMID, and is skipped; a gzip or XML stream cut short keeps what
-came before it and ends with a `Problem` saying where it stopped. Nothing here stores anything: ingestion decides
-what a revised version replaces.
+update file becomes a `Deletion` of its PMIDs. A ``<PubmedBookArticle>`` (NCBI Bookshelf) is read as a record too
+(`parse_book`). A record that breaks the rules this reader relies on (not well-formed, no PMID, no title) is a
+`Problem` with the file, its line and PMID (when one can be found), and is skipped; a gzip or XML stream cut short
+keeps what came before it and ends with a `Problem` saying where it stopped. Nothing here stores anything:
+ingestion decides what a revised version replaces.
 
 Example:
     >>> import tempfile, pathlib
@@ -270,6 +273,70 @@ def parse_article(element: etree._Element) -> MedlineRecord:
     )
 
 
+def parse_book(element: etree._Element) -> MedlineRecord:
+    """A ``<PubmedBookArticle>`` (a book or a chapter of one, as NCBI Bookshelf's documents are) as a record: the
+    chapter's title, else the book's; the book's title where an article has its journal; the book's publication
+    date; the document's authors (else the book's), abstract, pages, languages, publication types, keywords and DOI.
+
+    Raises:
+        ValueError: no PMID, or no title; the message names what is missing.
+
+    Example:
+        >>> book = parse_book(etree.fromstring(
+        ...     "<PubmedBookArticle><BookDocument><PMID Version='1'>20301295</PMID><Book><Publisher>"
+        ...     "<PublisherName>University of Washington</PublisherName></Publisher><BookTitle>GeneReviews</BookTitle>"
+        ...     "<PubDate><Year>1993</Year></PubDate></Book><ArticleTitle>Alpha-Thalassemia</ArticleTitle>"
+        ...     "<AuthorList Type='authors'><Author><LastName>Origa</LastName><Initials>R</Initials></Author>"
+        ...     "</AuthorList><PublicationType UI='D016454'>Review</PublicationType></BookDocument>"
+        ...     "</PubmedBookArticle>"))
+        >>> book.pmid, book.title, book.journal, book.year, book.authors[0].display, book.publication_types
+        (20301295, 'Alpha-Thalassemia', 'GeneReviews', 1993, 'Origa R', ('Review',))
+    """
+    document = element.find("BookDocument")
+    if document is None:
+        raise ValueError("no BookDocument")
+    pmid_element = document.find("PMID")
+    if pmid_element is None or not (pmid_element.text or "").strip().isdigit():
+        raise ValueError("no PMID")
+    book = document.find("Book")
+    book_title = _text(book.find("BookTitle")) if book is not None else ""
+    title = _text(document.find("ArticleTitle")) or _text(document.find("VernacularTitle")) or book_title
+    if not title:
+        raise ValueError("no ArticleTitle or BookTitle")
+    year, month = publication_date(book.find("PubDate") if book is not None else None)
+    authors = _authors(document) or (_authors(book) if book is not None else ())
+    doi = next(
+        (
+            str(item.text).strip()
+            for path in ("ArticleIdList/ArticleId", "../PubmedBookData/ArticleIdList/ArticleId")
+            for item in document.iterfind(path)
+            if item.get("IdType") == "doi" and item.text
+        ),
+        "",
+    )
+    return MedlineRecord(
+        pmid=int((pmid_element.text or "").strip()),
+        version=int(pmid_element.get("Version", "1") or 1),
+        doi=doi,
+        title=title,
+        abstract=tuple(
+            AbstractSection(label=part.get("Label", ""), category=part.get("NlmCategory", ""), text=_text(part))
+            for part in document.iterfind("Abstract/AbstractText")
+            if _text(part)
+        ),
+        authors=authors,
+        journal=book_title,
+        volume=_text(book.find("Volume")) if book is not None else "",
+        pages=_pages(document),
+        languages=tuple(_text(x) for x in document.iterfind("Language") if _text(x)),
+        year=year,
+        month=month,
+        publication_types=tuple(_text(x) for x in document.iterfind("PublicationType")),
+        keywords=tuple(k for k in (_text(x) for x in document.iterfind("KeywordList/Keyword")) if k),
+        line=element.sourceline or 0,
+    )
+
+
 def _open(path: Path) -> BinaryIO:
     with path.open("rb") as probe:
         magic = probe.read(2)
@@ -278,23 +345,100 @@ def _open(path: Path) -> BinaryIO:
     return path.open("rb")
 
 
-def read_medline(path: Path) -> Iterator[MedlineEvent]:
-    """Every record, deletion and problem of one MEDLINE XML file, in file order (see the module docstring)."""
+CHUNK_BYTES: Final = 1 << 16
+"""Bytes read at a time; memory holds one such block and the record being read, whatever the file's size."""
+_RECORD_TAGS: Final = (b"PubmedArticle", b"PubmedBookArticle", b"DeleteCitation")
+_RECORD_START: Final = re.compile(rb"<(PubmedArticle|PubmedBookArticle|DeleteCitation)[\s>/]")
+_SET: Final = re.compile(rb"<(?:PubmedArticleSet|PubmedBookArticleSet)[\s>/]")
+_LONGEST_START: Final = max(len(tag) for tag in _RECORD_TAGS) + 2
+_PMID: Final = re.compile(rb"<PMID[^>]*>\s*(\d+)\s*</PMID>")
+
+
+def _blocks(path: Path) -> Iterator[bytes]:
+    """The file's bytes, decompressed, in blocks of `CHUNK_BYTES`."""
     with _open(path) as stream:
-        parser = etree.iterparse(
-            stream, events=("end",), tag=("PubmedArticle", "DeleteCitation"), huge_tree=True, resolve_entities=False
-        )
-        last_line = 0
-        try:
-            for _, element in parser:
-                last_line = element.sourceline or last_line
-                yield _event(path, element)
-                element.clear(keep_tail=False)
-                while element.getprevious() is not None:  # drop finished siblings: memory stays constant
-                    del element.getparent()[0]
-        except (EOFError, zlib.error, OSError, etree.XMLSyntaxError) as exc:
-            where = f"after line {last_line}" if last_line else "before the first record"
-            yield Problem(file=str(path), line=last_line, message=f"the file is cut short or corrupt {where}: {exc}")
+        while block := stream.read(CHUNK_BYTES):
+            yield block
+
+
+def read_medline(path: Path) -> Iterator[MedlineEvent]:
+    """Every record, deletion and problem of one MEDLINE XML file, in file order (see the module docstring).
+
+    The byte stream is split at its records' tags and each record parsed on its own (no DTD, no entities, no
+    network), so a record that is not well-formed XML is a `Problem` (file, line, PMID when it can be found) and
+    reading goes on at the next record; a file cut short keeps every record before the cut."""
+    buffer = b""
+    line = 1  # the line ``buffer`` starts on
+    last_line = 0
+    is_medline = False
+    try:
+        for block in _blocks(path):
+            buffer += block
+            is_medline = is_medline or _SET.search(buffer) is not None
+            consumed, events = _split(path, buffer, line, final=False)
+            for event in events:
+                last_line = event.line or last_line
+                yield event
+            line += buffer.count(b"\n", 0, consumed)
+            buffer = buffer[consumed:]
+    except (EOFError, zlib.error, OSError) as exc:
+        where = f"after line {last_line}" if last_line else "before the first record"
+        yield Problem(file=str(path), line=last_line, message=f"the file is cut short or corrupt {where}: {exc}")
+        return
+    _, events = _split(path, buffer, line, final=True)
+    yield from events
+    if not is_medline and not last_line and not events:
+        yield Problem(file=str(path), line=0, message="not MEDLINE XML: no PubmedArticleSet in the file")
+
+
+def _split(path: Path, buffer: bytes, line: int, final: bool) -> tuple[int, list[MedlineEvent]]:
+    """The whole records in ``buffer`` (which starts on ``line``) as events, and how many bytes they took; with
+    ``final``, a record left without its end tag is a problem: the file was cut short there."""
+    events: list[MedlineEvent] = []
+    position = 0
+    while (start := _RECORD_START.search(buffer, position)) is not None:
+        tag = start.group(1)
+        at = line + buffer.count(b"\n", 0, start.start())
+        following = _RECORD_START.search(buffer, start.end())
+        close = buffer.find(b"</" + tag + b">", start.end())
+        if close >= 0 and (following is None or close < following.start()):
+            end = close + len(tag) + 3
+            events.append(_parse(path, buffer[start.start() : end], at))
+            position = end
+        elif following is not None:  # no end tag before the next record: this one is broken, the next is read
+            events.append(_broken(path, buffer[start.start() : following.start()], at, f"no </{tag.decode()}>"))
+            position = following.start()
+        elif final:
+            where = f"the file is cut short or corrupt after line {at}: <{tag.decode()}> is not closed"
+            events.append(Problem(file=str(path), line=at, pmid=_pmid(buffer[start.start() :]), message=where))
+            return len(buffer), events
+        else:  # the record goes on in the next block
+            return start.start(), events
+    if final:
+        return len(buffer), events
+    return max(position, len(buffer) - _LONGEST_START), events  # a start tag may be cut at the block's end
+
+
+def _parse(path: Path, record: bytes, line: int) -> MedlineEvent:
+    """One record's bytes as an event, parsed with a fresh parser that loads no DTD and resolves no entity."""
+    parser = etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True)
+    try:
+        element = etree.fromstring(record, parser)
+    except etree.XMLSyntaxError as exc:
+        reason = str(exc.msg or "").split(", line ")[0] or "syntax error"
+        return _broken(path, record, line + max((exc.lineno or 1) - 1, 0), f"not well-formed XML ({reason})")
+    event = _event(path, element)
+    return event.model_copy(update={"line": line + (event.line or 1) - 1})
+
+
+def _pmid(record: bytes) -> int | None:
+    found = _PMID.search(record)
+    return int(found.group(1)) if found else None
+
+
+def _broken(path: Path, record: bytes, line: int, reason: str) -> Problem:
+    """A record that could not be read: where, its PMID when one can be found, and why (never its text)."""
+    return Problem(file=str(path), line=line, pmid=_pmid(record), message=f"{reason}; skipped")
 
 
 def _event(path: Path, element: etree._Element) -> MedlineEvent:
@@ -302,8 +446,8 @@ def _event(path: Path, element: etree._Element) -> MedlineEvent:
         pmids = tuple(int(p.text) for p in element.iterfind("PMID") if p.text and p.text.strip().isdigit())
         return Deletion(pmids=pmids, line=element.sourceline or 0)
     try:
-        return parse_article(element)
+        return parse_book(element) if element.tag == "PubmedBookArticle" else parse_article(element)
     except ValueError as exc:
-        pmid_text = element.findtext("MedlineCitation/PMID") or ""
+        pmid_text = element.findtext("MedlineCitation/PMID") or element.findtext("BookDocument/PMID") or ""
         pmid = int(pmid_text) if pmid_text.strip().isdigit() else None
         return Problem(file=str(path), line=element.sourceline or 0, pmid=pmid, message=str(exc))
