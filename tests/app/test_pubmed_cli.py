@@ -110,3 +110,14 @@ def test_a_year_or_journal_the_library_lacks_is_dropped_and_said(library: Path) 
     )
     assert held.exit_code == 0, held.output
     assert "filter by year since 2010: applied" in held.output
+
+
+@pytest.mark.parametrize("question", ["What is the capital of France?", "Who won the football world cup in 2014?"])
+def test_an_out_of_domain_question_is_declined(library: Path, question: str) -> None:
+    result = runner.invoke(app, ["ask", question, "--node", str(library), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["abstained"], answer["text"]
+    assert answer["text"].startswith("Not enough information")
+    assert answer["cited"] == []
+    assert "PMID" not in answer["text"]
