@@ -90,6 +90,10 @@ def test_a_misspelt_question_is_read_as_the_librarys_words_and_says_so(library: 
     answer = json.loads(result.output)
     if misspelt != treatment:
         assert f"spelling: '{misspelt}' read as '{treatment}'" in answer["filter_notes"]
+        whole = f'spelling: question read as "Did {treatment} lower {record.keywords[2]}?"'
+        assert answer["filter_notes"][: answer["filter_notes"].index(whole)] == [
+            f"spelling: '{misspelt}' read as '{treatment}'"
+        ]  # the whole question said once, after the words read otherwise
     assert not answer["abstained"], answer["text"]
 
 

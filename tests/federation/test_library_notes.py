@@ -138,10 +138,15 @@ EXPECTED_NOTES = (
     "spelling: 'apixban' read as 'apixaban'",
     "spelling: 'bleding' read as 'bleeding'",
 )
+WHOLE = (
+    'spelling: question read as "Did apixaban lower major bleeding in randomised trials by {} et al. or by Zyxwvut '
+    'et al.?"'
+)
 
 
 def _check_notes(notes: list[str] | tuple[str, ...], library: Library) -> None:
     assert set(EXPECTED_NOTES) <= set(notes), notes
+    assert WHOLE.format(library.author) in notes  # the corrected question, whole
     assert f"filter by author {library.author}: applied" in notes
     assert "filter by author Zyxwvut: no citation in this library, not applied" in notes
     assert any(note.startswith("filter by publication type randomized controlled trial") for note in notes)
@@ -211,6 +216,7 @@ def test_the_api_extension_and_the_web_turn_show_the_notes(library: Library) -> 
     )
     assert "filter by author Zyxwvut: no citation in this library, not applied" in html
     assert "spelling: &#39;apixban&#39; read as &#39;apixaban&#39;" in html
+    assert "spelling: question read as &#34;Did apixaban lower major bleeding in randomised trials" in html
 
 
 def test_reply_notes_keep_only_the_librarys_forms_bounded() -> None:

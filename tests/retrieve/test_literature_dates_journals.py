@@ -1,5 +1,6 @@
 """Filters that match nothing in a library are dropped and said (issue 20): a year or range no citation or
-guideline was published in, and a journal the question names that the library does not hold."""
+guideline was published in, and a journal the question names that the library does not hold; the corrected question
+is said whole beside the words read otherwise."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from datetime import datetime
 
 import pytest
 
+from clinrag.federation.protocol import reply_notes
 from clinrag.retrieve.literature_filters import (
     LibraryVocabulary,
     library_dates,
     read_literature_filters,
+    spelling_notes,
 )
 from clinrag.types import SearchFilters
 
@@ -113,3 +116,15 @@ def test_a_journal_the_library_holds_is_applied_and_not_said_missing(question: s
 )
 def test_no_journal_is_read_where_none_is_named(question: str) -> None:
     assert not [note for note in read_literature_filters(question, VOCABULARY).notes if "journal" in note]
+
+
+def test_the_corrected_question_is_said_whole_and_travels() -> None:
+    notes = spelling_notes("Did apixaban lower major bleeding?", (("apixban", "apixaban"), ("bleding", "bleeding")))
+    assert notes == (
+        "spelling: 'apixban' read as 'apixaban'",
+        "spelling: 'bleding' read as 'bleeding'",
+        'spelling: question read as "Did apixaban lower major bleeding?"',
+    )
+    assert reply_notes(notes) == list(notes)  # a node's reply carries it over the federation
+    assert spelling_notes("Did apixaban work?", ()) == ()  # nothing corrected, nothing said
+    assert reply_notes(['spelling: question read as "x"\nAda Stone has AF']) == []

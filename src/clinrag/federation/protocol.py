@@ -36,8 +36,9 @@ MAX_NOTES = 20
 """Most notes a reply carries on how a library read the question (spelling, filters)."""
 MAX_NOTE_TEXT = 300
 """Longest note, in characters."""
-_NOTE = re.compile(r"(?:filter by [^\n]+|spelling: '[^'\n]+' read as '[^'\n]+')")
-"""The notes a library writes: a filter applied or dropped, a word read as the library's own."""
+_NOTE = re.compile(r"(?:filter by [^\n]+|spelling: '[^'\n]+' read as '[^'\n]+'|spelling: question read as \"[^\n]+\")")
+"""The notes a library writes: a filter applied or dropped, a word read as the library's own, the question as read
+(the question's words and the library's, never a record's text)."""
 
 
 def _bounded(filters: SearchFilters) -> SearchFilters:

@@ -42,6 +42,7 @@ from clinrag.retrieve.literature_filters import (
     library_dates,
     load_vocabulary,
     read_literature_filters,
+    spelling_notes,
 )
 from clinrag.retrieve.patient_mentions import PatientMention, Resolution
 from clinrag.retrieve.patients import PatientRegistry
@@ -254,7 +255,7 @@ def plan_query(
     spelling: tuple[str, ...] = ()
     if vocabulary is not None and settings.library_spelling:  # a library: misspelt words read as its own
         question, corrected = correct_library_spelling(question, vocabulary)
-        spelling = tuple(f"spelling: '{written}' read as '{read}'" for written, read in corrected)
+        spelling = spelling_notes(question, corrected)
     understanding = analysis.understand(question, expand)
     scoped = filters or SearchFilters()
     resolution: Resolution | None = None

@@ -308,6 +308,20 @@ def _range_words(start: datetime | None, end: datetime | None) -> str:
     return f"{start.year} to {end.year - 1}"
 
 
+def spelling_notes(corrected: str, pairs: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """What the answer says of a question ``corrected`` by `correct_library_spelling`: each word read otherwise
+    (``pairs``), then the whole question as read; nothing when no word was.
+
+    Example:
+        >>> spelling_notes("Did apixaban work?", (("apixban", "apixaban"),))
+        ("spelling: 'apixban' read as 'apixaban'", 'spelling: question read as "Did apixaban work?"')
+    """
+    if not pairs:
+        return ()
+    words = tuple(f"spelling: '{written}' read as '{read}'" for written, read in pairs)
+    return (*words, f'spelling: question read as "{corrected}"')
+
+
 _QUESTION_WORD: Final = re.compile(r"\*[^*]+\*|[A-Za-z][A-Za-z-]*[A-Za-z]")
 
 
