@@ -18,9 +18,11 @@ from clinrag.app.source_links import source_link, source_reference
 from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
 from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoint, OrgResult, load_federation
-from clinrag.generate.answer import Answerer
+from clinrag.federation.source_searcher import literature_searcher
+from clinrag.generate.answer import Answerer, Searcher
 from clinrag.generate.calculation import RECORD_PASSAGES
 from clinrag.generate.experience import ExperiencePart, answer_experience
+from clinrag.generate.literature_part import answer_from_library
 from clinrag.generate.llm import generator_from
 from clinrag.generate.planner import Planner
 from clinrag.generate.population_answer import PopulationAnswer, RoutedAnswer
@@ -136,9 +138,15 @@ def ask_command(
         federated = FederatedCounter(orgs, bearer, loaded.federation)
         plan = Planner(federated.vocabulary()).plan(question)
 
-        def federated_answer(asked: str, within: SearchFilters | None) -> Answer:
-            answerer = Answerer(searcher, loaded.answer, generator_from(loaded.answer, loaded.paths), embedder)
+        def federated_answer(asked: str, within: SearchFilters | None, among: Searcher | None = None) -> Answer:
+            generating = generator_from(loaded.answer, loaded.paths)
+            answerer = Answerer(among or searcher, loaded.answer, generating, embedder)
             return answerer.answer(asked, within, on_token=on_token)
+
+        library = literature_searcher(searcher)  # a population question's literature part
+
+        def from_library() -> Answer:
+            return answer_from_library(lambda asked: federated_answer(asked, filters, library), question)
 
         home = org or (_demo_org(as_user) if as_user else None)
         finder = FederatedFinder(orgs, bearer, home, loaded.federation) if home and not filters else None
@@ -148,6 +156,7 @@ def ask_command(
             lambda: federated_answer(question, filters),
             (lambda: answer_experience(question, finder, federated_answer)) if finder else None,
             lambda text: searcher.retrieve(text, filters, k=RECORD_PASSAGES).hits,
+            literature=from_library if library else None,
         )
         parts = searcher.last.orgs if searcher.last is not None else []
         if as_json:

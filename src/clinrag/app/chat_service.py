@@ -43,6 +43,7 @@ from clinrag.federation.root import FederatedSearcher, FederationRoot, OrgEndpoi
 from clinrag.generate.answer import Answerer
 from clinrag.generate.calculation import RECORD_PASSAGES
 from clinrag.generate.experience import answer_experience
+from clinrag.generate.literature_part import literature_answer
 from clinrag.generate.llm import Generator, generator_from
 from clinrag.generate.planner import Planner
 from clinrag.generate.population_answer import RoutedAnswer, RouteInfo
@@ -123,6 +124,7 @@ class Job:
                 lambda: records(self.question, self.filters),
                 (lambda: answer_experience(self.question, finder, records)) if finder is not None else None,
                 lambda text: self.searcher.retrieve(text, self.filters, k=RECORD_PASSAGES).hits,
+                literature=literature_answer(self.answerer, self.question, self.filters, on_token),
             )
         log.info("answered job=%s route=%s", self.id, answer.route.route if answer.route else "records")
         return answer

@@ -25,7 +25,9 @@ Libraries: an organisation listed with ``kind = "library"`` holds literature and
 only the questions that ask the literature ("trials", "guidelines", "Smith et al."; `asked_about`), and the hospitals
 only those about patients or naming no source — both when a question asks both (`retrieve.sources.sources_asked`); an
 organisation not asked is not in the result. When some hospital resolves a patient the question names, a library's
-candidates are kept only if the question asks the literature by name: the answer gives them a part of their own.
+candidates are kept only if the question asks the literature by name: the answer gives them a part of their own. A
+search given ``families`` asks only the organisations holding those kinds of source, whatever the question says (the
+literature part of a population question: `federation.source_searcher`).
 
 Example:
     >>> root = FederationRoot(load_federation(Path("federation.toml")), RetrieveSettings(), "minilm")  # doctest: +SKIP
@@ -113,19 +115,34 @@ def hospitals(orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
     return [org for org in orgs if not org.library]
 
 
-def asked_about(question: str, orgs: Sequence[OrgEndpoint]) -> list[OrgEndpoint]:
+def asked_about(
+    question: str, orgs: Sequence[OrgEndpoint], families: frozenset[SourceFamily] | None = None
+) -> list[OrgEndpoint]:
     """The organisations of ``orgs`` that hold the kinds of source ``question`` asks: libraries only when it asks the
     literature, hospitals when it asks about patients or names no source; every organisation when
-    none holds what it asks (a federation of one library is asked everything).
+    none holds what it asks (a federation of one library is asked everything). ``families`` given: the organisations
+    holding those kinds, whatever the question says, and none when no organisation holds them (the literature part
+    of a population question, `literature_searcher`).
 
     Example:
         >>> orgs = [OrgEndpoint(org="A", url="u"), OrgEndpoint(org="L", url="v", kind="library")]
         >>> [o.org for o in asked_about("What do trials say about apixaban?", orgs)]
         ['L']
+        >>> [o.org for o in asked_about("How many patients had a stroke?", orgs, frozenset({SourceFamily.LITERATURE}))]
+        ['L']
     """
-    families = sources_asked(question)
-    wanted = [org for org in orgs if (SourceFamily.LITERATURE if org.library else SourceFamily.RECORDS) in families]
-    return wanted or list(orgs)
+    wanted = [org for org in orgs if family(org) in (families if families is not None else sources_asked(question))]
+    return wanted if families is not None else wanted or list(orgs)
+
+
+def family(org: OrgEndpoint) -> SourceFamily:
+    """The kind of source ``org`` holds: the literature for a library, the records for a hospital.
+
+    Example:
+        >>> str(family(OrgEndpoint(org="L", url="v", kind="library")))
+        'literature'
+    """
+    return SourceFamily.LITERATURE if org.library else SourceFamily.RECORDS
 
 
 def load_federation(path: Path) -> list[OrgEndpoint]:
@@ -236,14 +253,16 @@ class FederationRoot:
         k: int | None = None,
         fetch_k: int | None = None,
         mode: Mode | None = None,
+        families: frozenset[SourceFamily] | None = None,
     ) -> FederatedRetrieval:
         """`asearch` for synchronous callers (the CLI, the answerer), from any thread.
 
         The question is embedded in the calling thread; the exchange runs on the root's own event loop (a daemon
         thread started on first use), whose connections to the nodes stay open between searches."""
         embedded = self._embedded(question, filters)
+        started = time.perf_counter()
         future = asyncio.run_coroutine_threadsafe(
-            self._search(question, token, filters, k, fetch_k, mode, embedded, time.perf_counter()), self._io_loop()
+            self._search(question, token, filters, k, fetch_k, mode, embedded, started, families), self._io_loop()
         )
         return future.result()
 
@@ -303,13 +322,15 @@ class FederationRoot:
         k: int | None = None,
         fetch_k: int | None = None,
         mode: Mode | None = None,
+        families: frozenset[SourceFamily] | None = None,
     ) -> FederatedRetrieval:
-        """Ask every organisation at once with the user's ``token``; merge what arrives in time."""
+        """Ask every organisation at once with the user's ``token``; merge what arrives in time. ``families``: ask
+        only the organisations holding those kinds of source (`asked_about`)."""
         started = time.perf_counter()
         # Embedded once here, so that no node spends its CPU on it (a node embeds only a text without the name of a
         # patient it holds).
         return await self._search(
-            question, token, filters, k, fetch_k, mode, self._embedded(question, filters), started
+            question, token, filters, k, fetch_k, mode, self._embedded(question, filters), started, families
         )
 
     async def _search(
@@ -322,6 +343,7 @@ class FederationRoot:
         mode: Mode | None,
         embedded: tuple[str, Vectors] | None,
         started: float,
+        families: frozenset[SourceFamily] | None = None,
     ) -> FederatedRetrieval:
         k = k or self.settings.k
         fetch_k = max(fetch_k or self.settings.fetch_k, k)
@@ -339,12 +361,14 @@ class FederationRoot:
         )
         body = request.model_dump_json().encode()
         client = self._client()
-        asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in asked_about(question, self.orgs)]
+        asked = asked_about(question, self.orgs, families)
+        asks = [asyncio.ensure_future(self._ask(client, org, body, token)) for org in asked]
         await asyncio.sleep(0)  # the requests go out first; the question is understood while the nodes search
         understanding = understand(question, expand_abbreviations=self.settings.expand_abbreviations)
         arrived = list(await asyncio.gather(*asks))
         fanned_out = time.perf_counter() - started
-        retrieval, withheld = self._merge(request, understanding, arrived, asks_literature(question))
+        literature = asks_literature(question) or (families is not None and SourceFamily.LITERATURE in families)
+        retrieval, withheld = self._merge(request, understanding, arrived, literature)
         retrieval.timings.update({"fan_out": fanned_out, "total": time.perf_counter() - started})
         return FederatedRetrieval(retrieval, [part.result for part in arrived], withheld)
 
@@ -596,9 +620,16 @@ class FederatedSearcher:
         """The federation's organisations (code → label, "Hospital A") and the specialties a question may name."""
         return ScopeNames(orgs={org.org: org.label for org in self.root.orgs}, depts=tuple(SPECIALTY_VARIANTS))
 
-    def retrieve(self, question: str, filters: SearchFilters | None = None, k: int | None = None) -> Retrieval:
-        """The federated retrieval of ``question``; the organisations' statuses stay in `last`."""
-        self.last = self.root.search(question, self.token, filters, k, mode=self.mode)
+    def retrieve(
+        self,
+        question: str,
+        filters: SearchFilters | None = None,
+        k: int | None = None,
+        families: frozenset[SourceFamily] | None = None,
+    ) -> Retrieval:
+        """The federated retrieval of ``question`` (``families``: only from the organisations holding those kinds of
+        source); the organisations' statuses stay in `last`."""
+        self.last = self.root.search(question, self.token, filters, k, mode=self.mode, families=families)
         self.searches += 1
         self._withheld.append((self.searches, self.last.withheld_sensitive))
         return self.last.retrieval

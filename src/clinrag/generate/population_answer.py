@@ -6,6 +6,11 @@ with suppressed parts reads ``≥``. The answer says which organisations contrib
 departments were denied and not counted), which could not be reached. `RoutedAnswer` is the `Answer` with the
 planner's route and this population part, so ``--json``, the web app and the API carry both.
 
+A population question that asks the literature too ("How many of our patients with atrial fibrillation are on
+apixaban, and what do the trials say about apixaban versus warfarin?") is answered in two labelled parts with one
+numbering (`with_literature`): "Counted from the records:" (the counts, their queries and example passages) and "From
+the literature:" (the libraries' answer, its sources numbered first, the passages after them).
+
 Example:
     >>> from clinrag.population.outcome import OrgPart, PopulationOutcome
     >>> from clinrag.population.query import CodeCriterion, PopulationQuery
@@ -29,12 +34,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clinrag.generate.calculation import Calculation
 from clinrag.generate.experience import ExperiencePart
+from clinrag.generate.source_parts import LABELS
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery, TextCriterion
 from clinrag.population.results import Cell, Count, MergedAggregate
+from clinrag.retrieve.sources import SourceFamily
 from clinrag.types import Answer
 
 EVIDENCE_PER_RESULT = 3
+COUNTS_LABEL = "Counted from the records:"
+"""The label opening the population part of an answer that has another part (the literature's, or a records part)."""
+NO_LIBRARY = "The question asks the literature too; no library answers here."
 TOP_IN_WORDS = 5
 """Ranked items named in the sentence (the table lists every row)."""
 _GROUP_WORDS = {"org": "hospital", "dept": "department", "year": "year"}
@@ -55,8 +65,9 @@ class _Model(BaseModel):
 
 
 class RouteInfo(_Model):
-    """Where the planner sent the question (``records``, ``population``, ``both`` or ``experience``: the records of
-    patients similar to the one named) and why, in words."""
+    """Where the planner sent the question (``records``, ``population``, ``both`` — counted, and searched in the
+    records or the literature —, ``experience``: the records of patients similar to the one named, or
+    ``calculator``) and why, in words."""
 
     route: Literal["records", "population", "both", "experience", "calculator"]
     reason: str
@@ -320,3 +331,50 @@ def _row(cell: Cell, outcome: PopulationOutcome, min_cell: int, total: bool = Fa
         share=cell.share,
         by_org=by_org,
     )
+
+
+def labelled(population: PopulationAnswer) -> PopulationAnswer:
+    """``population`` with its text opened by `COUNTS_LABEL`, for an answer with another labelled part.
+
+    Example:
+        >>> labelled(PopulationAnswer(text="9 patients you may see had diagnosis stroke (I63*) [Q1].")).text
+        'Counted from the records:\\n9 patients you may see had diagnosis stroke (I63*) [Q1].'
+    """
+    return population.model_copy(update={"text": f"{COUNTS_LABEL}\n{population.text}"})
+
+
+def with_literature(
+    outcomes: Sequence[tuple[str, PopulationOutcome]], literature: Answer, route: RouteInfo, question: str = ""
+) -> RoutedAnswer:
+    """The counts and the libraries' ``literature`` answer as one answer in two labelled parts, the counts first:
+    one numbering — the literature's sources ``[1]…[n]``, the counts' example passages after them — and the route
+    ``both``; ``question``: the whole question (the libraries may have been asked its literature clauses only). A
+    literature answer that abstained keeps its words in its part; the counts still answer.
+
+    Example:
+        >>> from clinrag.population.outcome import OrgPart, PopulationOutcome
+        >>> from clinrag.population.query import CodeCriterion, PopulationQuery
+        >>> from clinrag.population.results import Count, OrgAggregate
+        >>> query = PopulationQuery(cohort=(CodeCriterion(kind="diagnosis", prefixes=("I48",), label="AF"),))
+        >>> part = OrgPart(org="A", status="ok", aggregate=OrgAggregate(org="A", query=query, total=Count.exact(7)))
+        >>> found = Answer(question="q", text="Apixaban lowered stroke. [1]", generator="extractive")
+        >>> answer = with_literature([("", PopulationOutcome.of(query, [part]))], found, RouteInfo(route="population",
+        ...                          reason="population cue ('How many')"))
+        >>> print(answer.text)
+        Counted from the records:
+        7 patients you may see had diagnosis AF (I48*) [Q1].
+        Counted at A.
+        [Q1] number of patients with diagnosis AF (I48*)
+        <BLANKLINE>
+        From the literature:
+        Apixaban lowered stroke. [1]
+        >>> answer.route.route
+        'both'
+    """
+    population = labelled(population_answer(outcomes, first_evidence=len(literature.sources) + 1))
+    label = LABELS[SourceFamily.LITERATURE]
+    part = literature.text if literature.text.startswith(label) else f"{label}\n{literature.text}"
+    reason = f"{route.reason}; asks the literature too: the libraries answer beside the counts"
+    fields = {name: getattr(literature, name) for name in Answer.model_fields}
+    fields.update(question=question or literature.question, text=f"{population.text}\n\n{part}", abstention=None)
+    return RoutedAnswer(**fields, route=RouteInfo(route="both", reason=reason), population=population)

@@ -4,7 +4,10 @@ similar patients' records (`experience`) or a calculation (`calculation`).
 The planner (`generate.planner`) reads the question; a population query is counted by a `PopulationCounter` (one
 node folder: `population.node.LocalCounter`; the federation: `federation.population_root.FederatedCounter`) and
 put in words (`population_answer`); records go to the ordinary answerer. A question the parser could not turn
-into a query goes to records, and the route's reason says why. The result is a `RoutedAnswer`.
+into a query goes to records, and the route's reason says why. The result is a `RoutedAnswer`. A population question
+that asks the literature too (`retrieve.sources.sources_asked`) is answered by the counts and by ``literature`` (the
+federation's libraries, never the hospitals' records), in two labelled parts (`population_answer.with_literature`);
+one that does not never calls it.
 
 Example:
     >>> from clinrag.generate.planner import Planner
@@ -27,9 +30,18 @@ from clinrag.generate.calculation import Records as CalcRecords
 from clinrag.generate.calculation import answer_calculation, find_calculator
 from clinrag.generate.experience import ExperiencePart
 from clinrag.generate.planner import RECORDS, Plan
-from clinrag.generate.population_answer import RoutedAnswer, RouteInfo, population_answer
+from clinrag.generate.population_answer import (
+    NO_LIBRARY,
+    RoutedAnswer,
+    RouteInfo,
+    labelled,
+    population_answer,
+    with_literature,
+)
+from clinrag.generate.source_parts import LABELS
 from clinrag.population.outcome import PopulationOutcome
 from clinrag.population.query import PopulationQuery
+from clinrag.retrieve.sources import SourceFamily, sources_asked
 from clinrag.types import Answer
 
 log = logging.getLogger("clinrag.answer")
@@ -60,11 +72,14 @@ def answer_routed(
     records: Callable[[], Answer],
     experience: Callable[[], tuple[Answer, ExperiencePart]] | None = None,
     lookup: CalcRecords | None = None,
+    literature: Callable[[], Answer] | None = None,
 ) -> RoutedAnswer:
     """Answer ``plan.question`` along ``plan.route``: ``records`` is called for the records part; ``counter``
     (None: population questions cannot be counted here) for each population query; ``experience`` (None: similar
     patients cannot be found here) for a question about patients similar to one patient; ``lookup`` searches a
-    named patient's records for a calculator's inputs (None: inputs from the question only)."""
+    named patient's records for a calculator's inputs (None: inputs from the question only); ``literature`` answers
+    from the libraries only, for a population question that asks the literature too (None: no library here, and the
+    answer says so)."""
     route = RouteInfo(route=plan.route, reason=plan.reason)
     if plan.route == "calculator":
         match = find_calculator(plan.question, registry().values())
@@ -94,10 +109,17 @@ def answer_routed(
         why = RouteInfo(route="records", reason=f"{plan.reason}; not counted ({exc}): answered by retrieval")
         return routed(records(), why)
     if plan.route == "population":
+        asks_literature = SourceFamily.LITERATURE in sources_asked(plan.question)
+        if asks_literature and literature is not None:
+            return with_literature(outcomes, literature(), route, plan.question)
         population = population_answer(outcomes)
+        if asks_literature:
+            population = population.model_copy(update={"text": f"{population.text}\n{NO_LIBRARY}"})
         answer = Answer(question=plan.question, text=population.text, generator="population", support=1.0)
         return routed(answer, route, population=population)
     found = records()
     population = population_answer(outcomes, first_evidence=len(found.sources) + 1)
+    if found.text.startswith(LABELS[SourceFamily.RECORDS]):  # the records and the literature: three labelled parts
+        population = labelled(population)
     text = f"{population.text}\n\n{found.text}"
     return routed(found.model_copy(update={"text": text}), route, population=population)

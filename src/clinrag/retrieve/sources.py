@@ -214,6 +214,22 @@ _CLAUSE_END: Final = re.compile(
 word joined by "and" or a comma ("How many of our patients …, and what do the trials say …?")."""
 
 
+def literature_clauses(question: str) -> str:
+    """The clauses of ``question`` that ask the literature, when others do not: what a library answers of a question
+    whose other clauses are counted ("what do the trials say about apixaban versus warfarin?"); the whole question
+    otherwise.
+
+    Example:
+        >>> literature_clauses("How many of our patients take apixaban, and what do the trials say about warfarin?")
+        'what do the trials say about warfarin?'
+    """
+    clauses = [clause for clause in _CLAUSE_END.split(question) if clause.strip()]
+    asking = [clause for clause in clauses if asks_literature(clause)]
+    if not asking or len(asking) == len(clauses):
+        return question
+    return " ".join(clause.strip() for clause in asking)
+
+
 def records_clauses(question: str) -> str:
     """``question`` without the clauses that ask the literature, when some clause is left: what counting or the
     records answer ("How many of our patients with atrial fibrillation are on apixaban, and what do the trials say
