@@ -45,6 +45,7 @@ from clinrag.generate.extractive import (
 )
 from clinrag.generate.llm import Generator
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
+from clinrag.generate.question_parts import joined, question_parts
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
@@ -137,12 +138,28 @@ class Answerer:
         counting = self.searcher if isinstance(self.searcher, Withholding) else None
         mark = counting.searches if counting is not None else 0
         retrieved: list[Retrieval] = []
-        answered = self._answer(question, filters, on_token, retrieved)
+        answered = self._in_parts(question, filters, on_token, retrieved) or self._answer(
+            question, filters, on_token, retrieved
+        )
         withheld = counting.withheld_after(mark) if counting is not None else 0
         update: dict[str, object] = {"withheld_sensitive": withheld} if withheld else {}
         if retrieved and retrieved[0].notes:
             update["filter_notes"] = retrieved[0].notes
         return answered.model_copy(update=update) if update else answered
+
+    def _in_parts(
+        self,
+        question: str,
+        filters: SearchFilters | None,
+        on_token: Callable[[str], None] | None,
+        retrieved: list[Retrieval],
+    ) -> Answer | None:
+        """The answer to a question asking for several kinds of fact about one patient, each part answered on its
+        own and joined (:mod:`clinrag.generate.question_parts`); None when it asks for one, or no part is answered."""
+        parts = question_parts(sanitize_question(question).text)
+        answers = [self._answer(part, filters, on_token, retrieved) for part in parts]
+        answered = [answer for answer in answers if not answer.abstained]
+        return joined(question, answered, self._text) if answered else None
 
     def _answer(
         self,
