@@ -37,6 +37,13 @@ BOTH = RECORDS | LITERATURE
         ("Which of our patients would the guidelines anticoagulate?", BOTH),
         ("What is the edoxaban dose in atrial fibrillation?", RECORDS),  # names no source: the records
         ("weakness after a stroke", RECORDS),
+        # whole words only, and a patient's own trial or consult
+        ("Amy Brown - was prior authorisation obtained for her bariatric surgery?", RECORDS),
+        ("What's the diagnosis on Ada Stone's discharge paperwork?", RECORDS),
+        ("Tommy Dawson - did he pass the voiding trial?", RECORDS),
+        ("Was a trial without catheter done before discharge?", RECORDS),
+        ("What did the cardiology consult recommend for Mrs. Henry?", BOTH),
+        ("What are the guidelines recommending for anticoagulation?", LITERATURE),
     ],
 )
 def test_the_sources_a_question_asks(question: str, expected: frozenset[SourceFamily]) -> None:
@@ -120,6 +127,7 @@ def test_patients_and_counts_keep_an_effect_question_with_the_records(
         ),
         ("How many patients had a stroke and took apixaban?", "How many patients had a stroke and took apixaban?"),
         ("What do the trials say? And the guidelines?", "What do the trials say? And the guidelines?"),
+        ("What did Mrs. Henry take? What do trials say about it?", "What did Mrs. Henry take?"),  # no break at "Mrs."
     ],
 )
 def test_the_clauses_that_ask_the_records(question: str, kept: str) -> None:

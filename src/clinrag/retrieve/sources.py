@@ -43,11 +43,12 @@ them) is of the records."""
 
 _LITERATURE = re.compile(
     r"\b(?:evidence|literature|trials?|studies|(?:a|the|one) study (?:of|by|in|showed|found)|meta-?analys[ie]s|"
-    r"systematic reviews?|guidelines?|recommend(?:s|ed|ation|ations)?|published|publications?|pubmed|pmid|papers?|"
-    r"articles?|journals?|abstracts?|randomi[sz]ed|cohort studies|et al\b|authors?)",
+    r"systematic reviews?|guidelines?|recommend(?:s|ed|ing|ation|ations)?|published|publications?|pubmed|pmid|papers?|"
+    r"articles?|journals?|abstracts?|randomi[sz]ed|cohort studies|et al|authors?)\b",
     re.IGNORECASE,
 )
-"""Words that ask what the published evidence or a guideline says."""
+"""Words that ask what the published evidence or a guideline says — whole words: "paperwork", "journalist" and
+"trialled" are not."""
 
 _RECORDS = re.compile(
     r"\b(?:patients?|who|whom|whose|our|admitted|admissions?|discharged?|his|her|he|she|him|hospitali[sz]ed|"
@@ -89,6 +90,15 @@ _NOT_A_PERSON: Final = frozenset(
 _LITERATURE_TERMS: Final = re.compile(r"\b(?:cohort stud|case report|case series)", re.IGNORECASE)
 """Study designs whose words are also record words ("cohort", "case")."""
 
+_BEDSIDE_TRIALS: Final = re.compile(
+    r"\b(?:voiding|void|extubation|weaning)\s+trials?\b|\btrials?\s+(?:of|without)\s+(?:void\w*|catheter|labou?r)\b",
+    re.IGNORECASE,
+)
+"""A trial of one patient ("did he pass the voiding trial?", "trial without catheter"), not a published one."""
+
+_HONORIFIC: Final = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+[A-Z][a-z]+")
+"""A patient by title and surname ("Mrs. Henry")."""
+
 
 def asks_literature(question: str) -> bool:
     """Whether ``question`` asks what the literature or a guideline says.
@@ -97,7 +107,8 @@ def asks_literature(question: str) -> bool:
         >>> asks_literature("Apixaban versus warfarin, Smith et al.?"), asks_literature("What was Ada's dose?")
         (True, False)
     """
-    return _LITERATURE.search(question) is not None or _LITERATURE_TERMS.search(question) is not None
+    asked = _BEDSIDE_TRIALS.sub(" ", question)
+    return _LITERATURE.search(asked) is not None or _LITERATURE_TERMS.search(asked) is not None
 
 
 def asks_records(question: str) -> bool:
@@ -107,7 +118,7 @@ def asks_records(question: str) -> bool:
         >>> asks_records("Which patients had a stroke?"), asks_records("Do trials favour apixaban?")
         (True, False)
     """
-    if _RECORDS.search(question) is not None:
+    if _RECORDS.search(question) is not None or _HONORIFIC.search(question) is not None:
         return True
     return any(
         not {word.lower() for word in run.group().split()} & _NOT_A_PERSON
@@ -205,7 +216,7 @@ def family_of(source_kind: str) -> SourceFamily:
 
 
 _CLAUSE_END: Final = re.compile(
-    r"(?<=[?!;])\s+|(?<=[a-z0-9)]\.)\s+(?=[A-Z])"
+    r"(?<=[?!;])\s+|(?<=[a-z0-9)]\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bal\.)(?<!\bvs\.)\s+(?=[A-Z])"
     r"|,?\s+(?:and|but|also|plus)\s+(?=(?:what|how|which|do|does|did|is|are|should|can|could|would|who|where|when|why)\b)"
     r"|,\s+(?=(?:what|how|which|do|does|did|is|are|should|can|could)\b)",
     re.IGNORECASE,
