@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.generate.test_answer import _a_patient
 
 from clinrag.generate import question_parts as parts_module
 from clinrag.generate.answer import Answerer
@@ -14,7 +15,6 @@ from clinrag.generate.question_parts import question_parts
 from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.settings import AnswerSettings, RetrieveSettings
-from tests.generate.test_answer import _a_patient
 
 EMBEDDER = OnnxMiniLmEmbedder(threads=2)
 
@@ -60,3 +60,11 @@ def test_both_parts_are_answered_with_one_numbering(retriever: Retriever, cohort
     assert {chunk.subject_id for chunk in cited} == {subject_id}
     assert [source.number for source in answer.sources] == list(range(1, len(answer.sources) + 1))
     assert all(sentence.supported and sentence.citations for sentence in answer.sentences)
+
+
+def test_a_part_about_something_absent_is_not_dropped_to_answer_the_rest(retriever: Retriever, cohort: Path) -> None:
+    name, _ = _a_patient(cohort)
+    answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
+        f"Bleeped overnight re {name} - any Mohs surgery this admission, and were there issues after it?"
+    )
+    assert answer.abstained, answer.text  # the issues alone would answer a question about surgery never done

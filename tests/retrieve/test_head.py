@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
+from clinrag.retrieve import head
 from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
 from clinrag.retrieve.query import understand
 from clinrag.retrieve.word_forms import forms_mentioned, same_word
@@ -80,3 +83,7 @@ def test_the_place_an_asker_calls_from_is_no_scope() -> None:
     assert named_scope("Ringing from the admissions unit about Ann Lee: her regular meds?", names).empty
     assert named_scope("It's the reg from the surgical side - any allergies for Ann Lee?", names).empty
     assert named_scope("Who had a fall in orthopedics at Hospital A?", names).depts == ("orthopaedics",)
+
+
+def test_docstring_examples_run() -> None:
+    assert doctest.testmod(head).failed == 0

@@ -109,3 +109,7 @@ def test_named_hospitals_and_departments(question: str, orgs: tuple[str, ...], d
 )
 def test_a_statement_says_why_and_the_question_what_is_asked(question: str, kind: str) -> None:
     assert understand(question).fact_kind == kind
+
+
+def test_who_asks_and_how_they_were_reached_are_not_things() -> None:
+    assert not any(is_thing(word) for word in ("bleeped", "paged", "physio", "dietitian", "pharmacist"))

@@ -155,11 +155,14 @@ class Answerer:
         retrieved: list[Retrieval],
     ) -> Answer | None:
         """The answer to a question asking for several kinds of fact about one patient, each part answered on its
-        own and joined (:mod:`clinrag.generate.question_parts`); None when it asks for one, or no part is answered."""
-        parts = question_parts(sanitize_question(question).text)
-        answers = [self._answer(part, filters, on_token, retrieved) for part in parts]
-        answered = [answer for answer in answers if not answer.abstained]
-        return joined(question, answered, self._text) if answered else None
+        own and joined (:mod:`clinrag.generate.question_parts`); None when it asks for one, or a part is not answered:
+        "any Mohs surgery this admission, and were there issues after it?" is not answered by the issues alone."""
+        answers: list[Answer] = []
+        for part in question_parts(sanitize_question(question).text):
+            answers.append(self._answer(part, filters, on_token, retrieved))
+            if answers[-1].abstained:
+                return None
+        return joined(question, answers, self._text) if answers else None
 
     def _answer(
         self,

@@ -105,6 +105,9 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         >>> q = "Which operation did Erik Waller have on his thyroid?"
         >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
         False
+        >>> q = "Erik Waller - any gastric banding this admission, and were there issues after it?"
+        >>> asks_for_kind_only(q, understand(q), ["Erik Waller"])
+        False
     """
     if understanding.fact_kind not in OPEN_KINDS:
         return False
@@ -118,7 +121,16 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         asking = [(begin, end) for begin, end in clauses if any(begin <= cue < end for cue, _ in cues)]
     else:
         asking = [(begin, end) for begin, end in clauses if INTERROGATIVE.match(question[begin:end])][:1]
-    return any(not set(tokenize(question[begin:end])) & things for begin, end in asking)
+    bare = [begin for begin, end in asking if not set(tokenize(question[begin:end])) & things]
+    if not bare:
+        return False
+    # a clause before it that is itself a question about a thing asks for that thing: "any gastric banding this
+    # admission, and were there issues after it?" needs the banding ("which operation, and was it keyhole?" does not)
+    others = [(begin, end) for begin, end in clauses if end <= bare[0]]
+    return not any(
+        INTERROGATIVE.match(question[begin:end]) and set(tokenize(question[begin:end])) & things
+        for begin, end in others
+    )
 
 
 def asked_attributes(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
@@ -127,9 +139,9 @@ def asked_attributes(question: str, understanding: QueryUnderstanding, names: It
 
     Example:
         >>> from clinrag.retrieve.query import understand
-        >>> q = "Which sickness did they find for Dennis Perry in the end?"
+        >>> q = "Which technique did they use for Dennis Perry in the end?"
         >>> sorted(asked_attributes(q, understand(q), ["Dennis Perry"]))
-        ['sickness']
+        ['technique']
     """
     named = _name_tokens(names)
     things = understanding.things - named

@@ -77,6 +77,13 @@ CARE_SETTING_WORDS: Final = frozenset(
 )
 """Where care happens ("post-op pt at triage", "before it goes down to dispensary"): where the asker is, never a
 thing to find."""
+ASKER_WORDS: Final = frozenset(
+    {
+        "bleep", "bleeped", "bleeping", "bleeper", "paged", "pager",
+        "physio", "physiotherapist", "dietitian", "dietician", "pharmacist", "coder", "registrar", "locum",
+    }
+)  # fmt: skip
+"""Who asks and how they were reached ("Physio here -", "bleeped overnight re …"): never a thing to find."""
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
 and the targets of spelling correction."""
 
@@ -189,7 +196,7 @@ def is_thing(token: str) -> bool:
         >>> is_thing("stroke"), is_thing("arranged"), is_thing("warfarin"), is_thing("actualy")
         (True, False, True, False)
     """
-    if token in KIND_WORDS or token in CARE_SETTING_WORDS or not re.search("[a-z]", token):
+    if token in KIND_WORDS or token in CARE_SETTING_WORDS or token in ASKER_WORDS or not re.search("[a-z]", token):
         return False
     if looks_like_drug(token):
         return True
