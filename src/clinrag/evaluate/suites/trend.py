@@ -8,6 +8,12 @@ negative-rejection and noise questions (`clinrag.evaluate.answers.rejection_ques
 baseline), **federated** (the nodes with policies off, through the root) and each demo user (the nodes with the
 demo's Cedar policies, the user's own ID token). Metrics: `clinrag.evaluate.trend`; see docs/evaluation.md.
 
+Answers are the extractive generator's, whose faithfulness is 1 by construction (its sentences are the cited
+sources' own). Each model generator among ``context.generators`` (``--generators extractive,local``) also answers a
+subset in every scenario — ``model_questions`` retrieval questions spread over the kinds and ``model_rejection``
+negative and noise questions each — scored the same way against the baseline's answers of that generator
+(``SCENARIO/GENERATOR/...`` metrics and a table per generator).
+
 The running federation comes from ``context.federation`` (``clinrag eval`` starts the demo's in-process:
 `clinrag.demo.local_federation`; the tests hand in theirs).
 
@@ -64,6 +70,16 @@ K: Final = 10
 OPEN_TOKEN_USER: Final = "A.phys"
 """Whose token the nodes without policies verify (any demo user: every search and document is permitted)."""
 SHORT: Final = {"single_patient": "SP", "single_note": "SN", "multi_patient": "MP"}
+MODEL_COLUMNS: Final = (
+    ("rouge1", "ROUGE-1"),
+    ("rougeL", "ROUGE-L"),
+    ("bleu", "BLEU"),
+    ("faithfulness", "faithful"),
+    ("answer_relevance", "ans. rel."),
+    ("answer_rate", "answered"),
+    ("negative_rejection", "neg. rej."),
+    ("noise_robustness", "noise rob."),
+)
 COLUMNS: Final = (
     ("ixn", "ixn"),
     ("recall_at_10", "R@10"),
@@ -102,18 +118,24 @@ class _Scenario:
     asked: dict[str, _Asked] = field(default_factory=dict)
     rejected: dict[str, bool] = field(default_factory=dict)
     grades: list[Grade] = field(default_factory=list)
+    models: dict[str, dict[str, Answer]] = field(default_factory=dict)
+    """A model generator's answers (generator → question id → answer) to the subset it answers."""
+    models_rejected: dict[str, dict[str, bool]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class TrendSuite:
     """``per_kind`` questions of each retrieval kind, ``rejection`` negative and noise questions each, the first
     ``population`` population questions (None: all), for the centralised and federated baselines and ``users``
-    (None: the eight demo users)."""
+    (None: the eight demo users). A model generator of the context answers ``model_questions`` of the retrieval
+    questions (spread over the kinds) and ``model_rejection`` negative and noise questions each."""
 
     per_kind: int = 25
     rejection: int = 10
     population: int | None = None
     users: tuple[str, ...] | None = None
+    model_questions: int = 9
+    model_rejection: int = 2
     name: str = "trend"
 
     def scenarios(self) -> list[str]:
@@ -148,6 +170,11 @@ class TrendSuite:
         shared = round(len(node_ids & chunks.keys()) / len(chunks), 4) if chunks else 0.0
 
         answer_settings = context.settings.answer.model_copy(update={"generator": "extractive"})
+        models = [g for g in context.generators if g != "extractive"]
+        for model in models:
+            context.generator(model)  # a generator that cannot load fails before the federation starts
+        model_subset = spread(questions, self.model_questions)
+        model_rejections = _rejection_subset(rejections, self.model_rejection)
         timed = TimedEmbedder(embedder)
         central_retriever = Retriever.open(central.folder, context.settings.retrieve, embedder)
         scenarios: list[_Scenario] = []
@@ -157,6 +184,8 @@ class TrendSuite:
                 scenarios = self._scenarios(context, running, central_retriever, timed, roots)
                 for scenario in scenarios:
                     self._ask(scenario, questions, rejections, answer_settings, context, progress)
+                    for model in models:
+                        _ask_model(scenario, model, model_subset, model_rejections, context, progress)
                     if scenario.population_user is not None and population and scenario.token is not None:
                         progress.stage(f"trend: {scenario.name} population questions", len(population))
                         scenario.grades = _population(scenario, running, population, hospitals, progress)
@@ -165,7 +194,10 @@ class TrendSuite:
                 root.close()
             central_retriever.close()
         progress.stage("trend: scoring", None)
-        result = _score(scenarios, questions, qrels, chunks, Relevance(embedder), self.name)
+        relevance = Relevance(embedder)
+        result = _score(scenarios, questions, qrels, chunks, relevance, self.name)
+        for model in models:
+            _score_model(result, scenarios, model, model_subset, relevance)
         result.metrics["questions"] = len(questions)
         result.metrics["rejection_questions"] = len(rejections)
         result.metrics["population_questions"] = len(population)
@@ -196,9 +228,15 @@ class TrendSuite:
             f"{len(questions)} retrieval questions ({counts}"
             f"; seed {context.seed}), {len(rejections)} negative-rejection and noise questions, {len(population)} "
             f"population questions; top-{K} retrieval, {answer_settings.sources} sources per answer, extractive "
-            "generator.",
+            "generator (its faithfulness is 1 by construction: its sentences are the cited sources' own).",
             "Baseline of ixn, ROUGE and BLEU: the centralised scenario (one index over every hospital's chunks, no "
             "policies). Recall and nDCG count every gold chunk, also those a user's policies withhold.",
+            *(
+                f"The {model} generator answered {len(model_subset)} of the retrieval questions and "
+                f"{len(model_rejections)} negative and noise questions in every scenario (tables 'per scenario, "
+                f"{model}'; metrics SCENARIO/{model}/...)."
+                for model in models
+            ),
             f"The centralised node holds {central.chunks} chunks; {shared:.2%} of them are chunks of the nodes "
             "(same ids: ixn compares like with like).",
         ]
@@ -253,6 +291,106 @@ class TrendSuite:
         for done, rejection in enumerate(rejections, start=len(questions) + 1):
             scenario.rejected[f"{rejection.kind}-{done:03d}"] = answerer.answer(rejection.text).abstained
             progress(done)
+
+
+def spread(questions: Sequence[Question], n: int) -> list[Question]:
+    """The first ``n`` of ``questions`` taken in turn from each kind (single patient, single note, multi patient),
+    in their order: what a model generator answers.
+
+    Example:
+        >>> asked = [Question(f"{k}{i}", k, "diagnosis", "?", ()) for k in KINDS for i in range(3)]
+        >>> [q.qid for q in spread(asked, 4)]
+        ['single_patient0', 'single_note0', 'multi_patient0', 'single_patient1']
+    """
+    by_kind = [[q for q in questions if q.kind == kind] for kind in KINDS]
+    chosen: list[Question] = []
+    for turn in range(max((len(group) for group in by_kind), default=0)):
+        chosen += [group[turn] for group in by_kind if turn < len(group)]
+    return chosen[: max(n, 0)]
+
+
+def _rejection_subset(rejections: Sequence[AnswerQuestion], each: int) -> list[tuple[str, AnswerQuestion]]:
+    """The first ``each`` negative and noise questions, keyed ``KIND-NNN`` (as the scoring reads them)."""
+    keyed = [(f"{q.kind}-{n:03d}", q) for n, q in enumerate(rejections, start=1)]
+    return [
+        item for kind in ("negative", "noise") for item in [(k, q) for k, q in keyed if q.kind == kind][: max(each, 0)]
+    ]
+
+
+def _ask_model(
+    scenario: _Scenario,
+    model: str,
+    questions: Sequence[Question],
+    rejections: Sequence[tuple[str, AnswerQuestion]],
+    context: SuiteContext,
+    progress: Progress,
+) -> None:
+    """``model``'s answers in ``scenario`` to ``questions`` and whether it abstains on ``rejections``."""
+    settings = context.settings.answer.model_copy(update={"generator": model})
+    answerer = Answerer(scenario.searcher, settings, context.generator(model), context.embedder())
+    progress.stage(f"trend: {scenario.name}, {model}", len(questions) + len(rejections))
+    answers = scenario.models.setdefault(model, {})
+    rejected = scenario.models_rejected.setdefault(model, {})
+    for done, question in enumerate(questions, start=1):
+        answers[question.qid] = answerer.answer(question.text)
+        progress(done)
+    for done, (key, rejection) in enumerate(rejections, start=len(questions) + 1):
+        rejected[key] = answerer.answer(rejection.text).abstained
+        progress(done)
+
+
+def _score_model(
+    result: SuiteResult,
+    scenarios: Sequence[_Scenario],
+    model: str,
+    questions: Sequence[Question],
+    relevance: Relevance,
+) -> None:
+    """``model``'s figures per scenario (``SCENARIO/MODEL/...``) and their table: ROUGE and BLEU against the
+    baseline's answers of the same generator, faithfulness, answer relevance, answer rate, rejection."""
+    overlap = AnswerOverlap()
+    baseline = scenarios[0].models[model]
+    rows = []
+    for scenario in scenarios:
+        mine = scenario.models[model]
+        per_question: list[dict[str, float | None]] = []
+        answers, references = [], []
+        for question in questions:
+            answer = mine[question.qid]
+            words, base_words = answer_words(answer), answer_words(baseline[question.qid])
+            figures: dict[str, float | None] = {
+                "faithfulness": None if answer.abstained else answer.support,
+                "answer_relevance": relevance.answer_relevance(question.text, words),
+                "answered": 0.0 if answer.abstained else 1.0,
+            }
+            if base_words:
+                figures.update(overlap.rouge(words, base_words))
+                answers.append(words)
+                references.append(base_words)
+            per_question.append(figures)
+        metrics: dict[str, Number | None] = {
+            name: mean(f.get(name) for f in per_question)
+            for name in ("rouge1", "rougeL", "faithfulness", "answer_relevance")
+        }
+        metrics["bleu"] = corpus_bleu(answers, references)
+        metrics["answer_rate"] = mean(f["answered"] for f in per_question)
+        rejected = scenario.models_rejected[model]
+        for kind, label in (("negative", "negative_rejection"), ("noise", "noise_robustness")):
+            metrics[label] = mean(float(v) for k, v in rejected.items() if k.startswith(kind))
+        metrics["questions"] = len(questions)
+        result.add_metrics(f"{scenario.name}/{model}", metrics)
+        rows.append((scenario.name, *(metrics.get(name) for name, _ in MODEL_COLUMNS)))
+    result.add_table(
+        Table(
+            f"per scenario, {model}",
+            ("scenario", *(label for _, label in MODEL_COLUMNS)),
+            rows,
+            f"The {model} generator on {len(questions)} of the retrieval questions (spread over the kinds): ROUGE and "
+            f"BLEU against the centralised scenario's {model} answers; faithful: share of the draft's sentences "
+            "supported by their cited sources (a model's can be unsupported); neg. rej. and noise rob.: share "
+            "abstaining.",
+        )
+    )
 
 
 def _node_chunk_ids(context: SuiteContext) -> set[str]:
@@ -419,10 +557,17 @@ def _write_questions(target: Path, questions: Sequence[Question]) -> None:
 
 def register_suite(register: Register) -> None:
     """Register ``trend`` (quick: 3 questions per kind, 2 rejection questions each, 4 population questions, two
-    users)."""
+    users; a model generator answers 3 retrieval questions and 1 negative and 1 noise question)."""
     register(
         "trend",
         "the federated-RAG evaluation: ixn, recall, nDCG, ROUGE, BLEU, RAGAS-style scores per scenario and user",
         TrendSuite,
-        lambda: TrendSuite(per_kind=3, rejection=2, population=4, users=("A.phys", "C.research")),
+        lambda: TrendSuite(
+            per_kind=3,
+            rejection=2,
+            population=4,
+            users=("A.phys", "C.research"),
+            model_questions=3,
+            model_rejection=1,
+        ),
     )
