@@ -505,6 +505,21 @@ def test_a_name_from_another_leaf_is_an_unknown_person(registry: PatientRegistry
     assert resolution.names_patients
 
 
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("helen petty follow up clinic date", ("helen petty",)),
+        ("will he need follow up", ()),  # an everyday given name
+        ("what time is visiting on the surgical wards", ()),
+        ("helen allergies?", ()),  # one word: a name alone names no one
+    ],
+)
+def test_a_lowercase_question_opening_with_a_given_name_and_surname_names_someone(
+    registry: PatientRegistry, question: str, unknown: tuple[str, ...]
+) -> None:
+    assert resolve(registry, question, detect_persons=True).unknown_persons == unknown
+
+
 def test_with_an_empty_registry_every_name_is_unknown() -> None:
     empty = PatientRegistry([])
     assert len(empty) == 0

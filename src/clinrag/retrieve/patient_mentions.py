@@ -919,7 +919,9 @@ def _untagged_names(parsed: _Question) -> list[_Span]:
             and (run == i or parsed.gaps[run - 1] == _JOIN)
         ):
             run += 1
-        if not (run - i >= 2 and not _starts_sentence(parsed, i)) and _given_name_run(parsed, i):
+        if not (run - i >= 2 and not _starts_sentence(parsed, i)) and (
+            _given_name_run(parsed, i) or _lowercase_opening_name(parsed, i)
+        ):
             run = i + 2  # a census given name and the word after it, however common in English
         if run - i >= 2:
             start, end = tokens[i].start, tokens[run - 1].end
@@ -938,6 +940,28 @@ def _given_name_run(parsed: _Question, i: int) -> bool:
     if not (_name_word(tokens[i], common=True) and tokens[i].key in given_names()):
         return False
     return parsed.gaps[i] == _JOIN and _name_word(tokens[i + 1], common=True)
+
+
+def _lowercase_opening_name(parsed: _Question, i: int) -> bool:
+    """Whether a question typed all in lowercase opens with a census given name and a word that may be a surname
+    ("helen petty follow up clinic date"): the way a hurried clinician names a patient, who must not be answered
+    about everyone when the registry does not hold them."""
+    tokens = parsed.tokens
+    if not parsed.lowercase or i != 0 or len(tokens) < 3 or parsed.gaps[0] != _JOIN:
+        return False
+    given, surname = tokens[0].key, tokens[1].key
+    if given not in given_names() or given in _EVERYDAY_GIVEN:
+        return False
+    return all(
+        len(key) > 1
+        and key.isalpha()
+        and key not in _NOT_NAMES
+        and key not in KIND_WORDS
+        and key not in _INSTITUTION_WORDS
+        and not _is_drug(key)
+        and not is_thing(key)
+        for key in (given, surname)
+    )
 
 
 @functools.cache
