@@ -143,3 +143,9 @@ def test_the_section_of_the_kind_asked_is_found_when_the_question_words_miss_it(
     assert not answer.abstained, answer.text
     assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Followup Instructions"}
     assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+
+
+def test_a_kind_of_fact_of_no_patient_abstains(retriever: Retriever) -> None:
+    answer = Answerer(retriever, AnswerSettings()).answer("what time is visiting on the surgical wards at the weekend")
+    assert answer.abstention is not None  # a procedure list of whoever ranks first answers nobody's question
+    assert "names no patient" in answer.abstention.reason

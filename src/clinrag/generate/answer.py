@@ -223,6 +223,8 @@ class Answerer:
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
+            if understanding.fact_kind is not None:
+                reason = "The question asks for a kind of record but names no patient or clinical finding."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
         drugs = frozenset(term for term in terms & written if is_drug_name(term))
@@ -591,16 +593,14 @@ def _listing(terms: frozenset[str], most: int = 6) -> str:
 def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filters: SearchFilters | None) -> bool:
     """Whether the question, read once, asks the records for nothing: no patient (``names``: the patients it names,
     resolved or found among the sources' patients), no clinical thing, no kind of
-    information (section or fact kind), no dates, and no filter chosen by the caller ("Tell me a joke about
+    information (section or fact kind) — or a kind of fact but of no patient and not of a set of them ("what time
+    is visiting on the surgical wards?") — no dates, and no filter chosen by the caller ("Tell me a joke about
     nurses."). Retrieval still returns its nearest chunks for such a question; quoting them would answer a
     question nobody asked."""
-    return (
-        (filters is None or filters.is_empty)
-        and not names
-        and not understanding.things
-        and not understanding.sections
-        and understanding.fact_kind is None
-        and understanding.date_range is None
-        and not understanding.latest_admission
-        and not understanding.first_admission
-    )
+    if names or understanding.things or understanding.date_range is not None:
+        return False
+    if understanding.latest_admission or understanding.first_admission:
+        return False
+    if understanding.fact_kind is not None and not understanding.about_patients:  # whose? a scope says where only
+        return filters is None or not (filters.subject_ids or filters.hadm_ids)
+    return (filters is None or filters.is_empty) and not understanding.sections and understanding.fact_kind is None
