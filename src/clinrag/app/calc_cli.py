@@ -15,10 +15,10 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from clinrag.app.console import console, errors
+from clinrag.app.console import console
+from clinrag.app.exits import exit_on_error
 from clinrag.calculators.registry import get, registry
 from clinrag.calculators.spec import Calculator, Result
-from clinrag.errors import ClinragError
 
 calc_app = typer.Typer(
     help="Clinical calculators computed by code: every input checked, every step shown, nothing guessed.",
@@ -91,11 +91,8 @@ def show_command(name: Annotated[str, typer.Argument(help="The calculator's name
 
     Example: clinrag calc show cha2ds2_vasc
     """
-    try:
+    with exit_on_error():
         calc = get(name)
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     _print_spec(calc)
 
 
@@ -138,12 +135,9 @@ def run_command(
     Example: clinrag calc run cha2ds2_vasc -i age=72 -i sex=female -i hypertension=yes
     Example: clinrag calc run ckd_epi_2021 -i creatinine="106 umol/L" -i age=60 -i sex=male --json
     """
-    try:
+    with exit_on_error():
         calc = get(name)
         result = calc.run(_given(inputs or []))
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(json.dumps(result_json(result, calc.digits), indent=1, ensure_ascii=False))
     else:
