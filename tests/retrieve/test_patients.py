@@ -928,3 +928,11 @@ def test_the_given_names_come_from_the_census_lists() -> None:
 def test_the_examples_in_the_docstrings_hold() -> None:
     assert doctest.testmod(patients_module).failed == 0
     assert doctest.testmod(patient_mentions).failed == 0
+
+
+@pytest.mark.parametrize("question", ["AARON ABIGAIL ABBOTT", "Aaron Abigail Abbott"])
+def test_a_given_name_before_a_full_name_in_capitals_or_title_case_is_a_longer_name(question: str) -> None:
+    registry = PatientRegistry([(1, "Abigail Abbott")])
+    resolution = resolve(registry, question)
+    assert resolution.subject_ids == frozenset()  # found by the property test: "AARON ABIGAIL ABBOTT" chose her
+    assert resolution.unknown_persons == (question,)

@@ -825,6 +825,8 @@ class _Finder:
         # "Labs for Aaron Abigail Abbott": a capitalised word before a full name is part of it unless the question
         # is written in title case beyond its sentences' first words
         titled = parsed.titled_within if before else parsed.titled
+        if before and (titled or parsed.shouted) and token.key in given_names():
+            return True  # "AARON ABIGAIL ABBOTT": a given name before a full name makes a longer name, in any case
         return lone or not (titled or parsed.shouted)
 
     def _run_on(self, parsed: _Question, match: _Match) -> tuple[int, int]:
@@ -952,16 +954,7 @@ def _lowercase_opening_name(parsed: _Question, i: int) -> bool:
     given, surname = tokens[0].key, tokens[1].key
     if given not in given_names() or given in _EVERYDAY_GIVEN:
         return False
-    return all(
-        len(key) > 1
-        and key.isalpha()
-        and key not in _NOT_NAMES
-        and key not in KIND_WORDS
-        and key not in _INSTITUTION_WORDS
-        and not _is_drug(key)
-        and not is_thing(key)
-        for key in (given, surname)
-    )
+    return _may_be_name(given) and _may_be_name(surname)
 
 
 @functools.cache
@@ -999,17 +992,20 @@ def full_names(question: str) -> tuple[str, ...]:
 def _name_word(token: _Token, common: bool = False) -> bool:
     """Whether ``token`` may be a word of a person's name; ``common`` allows words frequent in English."""
     key = token.key
+    return token.capitalised and not token.shouted and _may_be_name(key) and (common or zipf(key) < NAME_WORD_ZIPF)
+
+
+def _may_be_name(key: str) -> bool:
+    """Whether a folded word may be a word of a person's name, capitals aside: no function word, kind word,
+    institution, drug or clinical thing."""
     return (
-        token.capitalised
-        and not token.shouted
-        and len(key) > 1
+        len(key) > 1
         and key.isalpha()
         and key not in _NOT_NAMES
         and key not in KIND_WORDS
         and key not in _INSTITUTION_WORDS
         and not _is_drug(key)
         and not is_thing(key)
-        and (common or zipf(key) < NAME_WORD_ZIPF)
     )
 
 
