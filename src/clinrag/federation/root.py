@@ -131,8 +131,10 @@ def asked_about(
         >>> [o.org for o in asked_about("How many patients had a stroke?", orgs, frozenset({SourceFamily.LITERATURE}))]
         ['L']
     """
-    wanted = [org for org in orgs if family(org) in (families if families is not None else sources_asked(question))]
-    return wanted if families is not None else wanted or list(orgs)
+    if families is not None:
+        return [org for org in orgs if family(org) in families]
+    asked = sources_asked(question)
+    return [org for org in orgs if family(org) in asked] or list(orgs)
 
 
 def family(org: OrgEndpoint) -> SourceFamily:

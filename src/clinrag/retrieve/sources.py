@@ -234,11 +234,7 @@ def literature_clauses(question: str) -> str:
         >>> literature_clauses("How many of our patients take apixaban, and what do the trials say about warfarin?")
         'what do the trials say about warfarin?'
     """
-    clauses = [clause for clause in _CLAUSE_END.split(question) if clause.strip()]
-    asking = [clause for clause in clauses if asks_literature(clause)]
-    if not asking or len(asking) == len(clauses):
-        return question
-    return " ".join(clause.strip() for clause in asking)
+    return _clauses_asking(question, literature=True)
 
 
 def records_clauses(question: str) -> str:
@@ -252,8 +248,14 @@ def records_clauses(question: str) -> str:
         >>> records_clauses("What do the guidelines recommend for our patients with atrial fibrillation?")
         'What do the guidelines recommend for our patients with atrial fibrillation?'
     """
+    return _clauses_asking(question, literature=False)
+
+
+def _clauses_asking(question: str, *, literature: bool) -> str:
+    """The clauses of ``question`` that ask the literature (``literature``) or do not, joined; the whole question
+    when none or all of them do."""
     clauses = [clause for clause in _CLAUSE_END.split(question) if clause.strip()]
-    kept = [clause for clause in clauses if not asks_literature(clause)]
+    kept = [clause for clause in clauses if asks_literature(clause) == literature]
     if not kept or len(kept) == len(clauses):
         return question
     return " ".join(clause.strip() for clause in kept)
