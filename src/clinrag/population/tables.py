@@ -262,9 +262,10 @@ class _Builder:
         row needs) of a stay, into ``diagnoses`` / ``procedures`` with `fact_code`'s code; one an ICD row of the stay
         already has is not added again."""
         target = _CODED_FHIR_TABLES[table]
-        seen = {(stored[0], stored[3], stored[4]) for stored in self.tables[target]}
+        seen: set[tuple[object, object, object]] = set()
         numbers: dict[object, int] = {}  # the last seq_num of each stay
         for stored in self.tables[target]:
+            seen.add((stored[0], stored[3], stored[4]))
             numbers[stored[0]] = max(numbers.get(stored[0], 0), int(str(stored[2])))
         for row in self.reader.rows(table, chunk_columns(table), self.report):
             hadm, code = row.get("hadm_id"), row.get("code")
