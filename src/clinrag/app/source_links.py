@@ -51,11 +51,9 @@ def citation_reference(citation: Citation) -> str:
         >>> citation_reference(Citation(pmid=1, title="A trial.", authors=("Meyer M",), year=2025, journal="Chest"))
         'Meyer M, Chest 2025 · A trial. · PMID 1'
     """
-    authors = citation.authors
-    who = f"{authors[0]} et al." if len(authors) > 1 else citation.first_author
-    where = " ".join(part for part in (citation.journal_abbrev or citation.journal, str(citation.year or "")) if part)
-    lead = ", ".join(part for part in (who, where) if part)
-    return " · ".join(part for part in (lead, citation.title, f"PMID {citation.pmid}") if part)
+    pmid = f"PMID {citation.pmid}"
+    lead = citation.short.removesuffix(pmid).removesuffix(", ")  # `Citation.short` less its PMID: author, journal year
+    return " · ".join(part for part in (lead, citation.title, pmid) if part)
 
 
 def guideline_reference(guideline: Guideline) -> str:

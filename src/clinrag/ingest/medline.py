@@ -215,12 +215,24 @@ def _pages(article: etree._Element) -> str:
     return "-".join(part.strip() for part in (start, end) if part)
 
 
-def _doi(element: etree._Element) -> str:
-    for path in ("PubmedData/ArticleIdList/ArticleId", "MedlineCitation/Article/ELocationID"):
+def _doi(
+    element: etree._Element,
+    paths: tuple[str, ...] = ("PubmedData/ArticleIdList/ArticleId", "MedlineCitation/Article/ELocationID"),
+) -> str:
+    for path in paths:
         for item in element.iterfind(path):
             if (item.get("IdType") or item.get("EIdType")) == "doi" and item.text:
                 return str(item.text).strip()
     return ""
+
+
+def _abstract(parent: etree._Element) -> tuple[AbstractSection, ...]:
+    """The abstract's sections with their structured labels, those with text."""
+    return tuple(
+        AbstractSection(label=part.get("Label", ""), category=part.get("NlmCategory", ""), text=_text(part))
+        for part in parent.iterfind("Abstract/AbstractText")
+        if _text(part)
+    )
 
 
 def parse_article(element: etree._Element) -> MedlineRecord:
@@ -245,17 +257,12 @@ def parse_article(element: etree._Element) -> MedlineRecord:
     year, month = publication_date(journal.find("JournalIssue/PubDate") if journal is not None else None)
     if year is None:
         year, month = publication_date(article.find("ArticleDate"))
-    abstract = tuple(
-        AbstractSection(label=part.get("Label", ""), category=part.get("NlmCategory", ""), text=_text(part))
-        for part in article.iterfind("Abstract/AbstractText")
-        if _text(part)
-    )
     return MedlineRecord(
         pmid=int((pmid_element.text or "").strip()),
         version=int(pmid_element.get("Version", "1") or 1),
         doi=_doi(element),
         title=title,
-        abstract=abstract,
+        abstract=_abstract(article),
         authors=_authors(article),
         journal=_text(journal.find("Title")) if journal is not None else "",
         journal_abbrev=_text(journal.find("ISOAbbreviation")) if journal is not None else "",
@@ -305,25 +312,12 @@ def parse_book(element: etree._Element) -> MedlineRecord:
         raise ValueError("no ArticleTitle or BookTitle")
     year, month = publication_date(book.find("PubDate") if book is not None else None)
     authors = _authors(document) or (_authors(book) if book is not None else ())
-    doi = next(
-        (
-            str(item.text).strip()
-            for path in ("ArticleIdList/ArticleId", "../PubmedBookData/ArticleIdList/ArticleId")
-            for item in document.iterfind(path)
-            if item.get("IdType") == "doi" and item.text
-        ),
-        "",
-    )
     return MedlineRecord(
         pmid=int((pmid_element.text or "").strip()),
         version=int(pmid_element.get("Version", "1") or 1),
-        doi=doi,
+        doi=_doi(element, ("BookDocument/ArticleIdList/ArticleId", "PubmedBookData/ArticleIdList/ArticleId")),
         title=title,
-        abstract=tuple(
-            AbstractSection(label=part.get("Label", ""), category=part.get("NlmCategory", ""), text=_text(part))
-            for part in document.iterfind("Abstract/AbstractText")
-            if _text(part)
-        ),
+        abstract=_abstract(document),
         authors=authors,
         journal=book_title,
         volume=_text(book.find("Volume")) if book is not None else "",
@@ -396,9 +390,11 @@ def _split(path: Path, buffer: bytes, line: int, final: bool) -> tuple[int, list
     ``final``, a record left without its end tag is a problem: the file was cut short there."""
     events: list[MedlineEvent] = []
     position = 0
+    at, counted = line, 0  # the line of byte ``counted``: newlines are counted once, not from the block's start
     while (start := _RECORD_START.search(buffer, position)) is not None:
         tag = start.group(1)
-        at = line + buffer.count(b"\n", 0, start.start())
+        at += buffer.count(b"\n", counted, start.start())
+        counted = start.start()
         following = _RECORD_START.search(buffer, start.end())
         close = buffer.find(b"</" + tag + b">", start.end())
         if close >= 0 and (following is None or close < following.start()):
