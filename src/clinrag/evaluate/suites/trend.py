@@ -339,6 +339,39 @@ def _ask_model(
         progress(done)
 
 
+def _answer_figures(
+    question: Question,
+    answer: Answer,
+    base: Answer,
+    relevance: Relevance,
+    overlap: AnswerOverlap,
+    answers: list[str],
+    references: list[str],
+) -> dict[str, float | None]:
+    """One answer's faithfulness, answer relevance, whether it answered and, when the baseline's ``base`` has
+    words, its ROUGE against them (its words and the baseline's then join ``answers`` and ``references`` for BLEU)."""
+    words, base_words = answer_words(answer), answer_words(base)
+    figures: dict[str, float | None] = {
+        "faithfulness": None if answer.abstained else answer.support,
+        "answer_relevance": relevance.answer_relevance(question.text, words),
+        "answered": 0.0 if answer.abstained else 1.0,
+    }
+    if base_words:
+        figures.update(overlap.rouge(words, base_words))
+        answers.append(words)
+        references.append(base_words)
+    return figures
+
+
+def _rejection_rates(rejected: Mapping[str, bool]) -> dict[str, Number | None]:
+    """Share abstaining of the negative (``negative_rejection``) and noise (``noise_robustness``) questions, keyed
+    ``KIND-NNN``."""
+    return {
+        label: mean(float(v) for k, v in rejected.items() if k.startswith(kind))
+        for kind, label in (("negative", "negative_rejection"), ("noise", "noise_robustness"))
+    }
+
+
 def _score_model(
     result: SuiteResult,
     scenarios: Sequence[_Scenario],
@@ -354,29 +387,21 @@ def _score_model(
     for scenario in scenarios:
         mine = scenario.models[model]
         per_question: list[dict[str, float | None]] = []
-        answers, references = [], []
+        answers: list[str] = []
+        references: list[str] = []
         for question in questions:
-            answer = mine[question.qid]
-            words, base_words = answer_words(answer), answer_words(baseline[question.qid])
-            figures: dict[str, float | None] = {
-                "faithfulness": None if answer.abstained else answer.support,
-                "answer_relevance": relevance.answer_relevance(question.text, words),
-                "answered": 0.0 if answer.abstained else 1.0,
-            }
-            if base_words:
-                figures.update(overlap.rouge(words, base_words))
-                answers.append(words)
-                references.append(base_words)
-            per_question.append(figures)
+            per_question.append(
+                _answer_figures(
+                    question, mine[question.qid], baseline[question.qid], relevance, overlap, answers, references
+                )
+            )
         metrics: dict[str, Number | None] = {
             name: mean(f.get(name) for f in per_question)
             for name in ("rouge1", "rougeL", "faithfulness", "answer_relevance")
         }
         metrics["bleu"] = corpus_bleu(answers, references)
         metrics["answer_rate"] = mean(f["answered"] for f in per_question)
-        rejected = scenario.models_rejected[model]
-        for kind, label in (("negative", "negative_rejection"), ("noise", "noise_robustness")):
-            metrics[label] = mean(float(v) for k, v in rejected.items() if k.startswith(kind))
+        metrics.update(_rejection_rates(scenario.models_rejected[model]))
         metrics["questions"] = len(questions)
         result.add_metrics(f"{scenario.name}/{model}", metrics)
         rows.append((scenario.name, *(metrics.get(name) for name, _ in MODEL_COLUMNS)))
@@ -437,23 +462,17 @@ def _score(
     by_kind: dict[str, list[float | None]] = {kind: [] for kind in KINDS}
     for scenario in scenarios:
         per_question: dict[str, dict[str, float | None]] = {}
-        answers, references = [], []
+        answers: list[str] = []
+        references: list[str] = []
         for question in questions:
             asked, base = scenario.asked[question.qid], baseline.asked[question.qid]
-            words, base_words = answer_words(asked.answer), answer_words(base.answer)
-            figures: dict[str, float | None] = {
-                "ixn": ixn(asked.ranked, base.ranked),
-                "recall_at_10": recall_at_k(asked.ranked, qrels[question.qid], K),
-                "ndcg_at_10": ndcg_at_k(asked.ranked, qrels[question.qid], K),
-                "faithfulness": None if asked.answer.abstained else asked.answer.support,
-                "answer_relevance": relevance.answer_relevance(question.text, words),
-                "context_relevance": relevance.context_relevance(question.text, asked.passages),
-                "answered": 0.0 if asked.answer.abstained else 1.0,
-            }
-            if base_words:
-                figures.update(overlap.rouge(words, base_words))
-                answers.append(words)
-                references.append(base_words)
+            figures = _answer_figures(question, asked.answer, base.answer, relevance, overlap, answers, references)
+            figures.update(
+                ixn=ixn(asked.ranked, base.ranked),
+                recall_at_10=recall_at_k(asked.ranked, qrels[question.qid], K),
+                ndcg_at_10=ndcg_at_k(asked.ranked, qrels[question.qid], K),
+                context_relevance=relevance.context_relevance(question.text, asked.passages),
+            )
             if question.kind == "multi_patient":
                 cited = [asked.answer.sources[n - 1].chunk for n in asked.answer.cited]
                 gold_orgs = {chunks[c].org for c in qrels[question.qid] if c in chunks}
@@ -477,8 +496,7 @@ def _score(
         }
         metrics["answer_rate"] = mean(f["answered"] for f in per_question.values())
         metrics["bleu"] = corpus_bleu(answers, references)
-        for kind, label in (("negative", "negative_rejection"), ("noise", "noise_robustness")):
-            metrics[label] = mean(float(v) for k, v in scenario.rejected.items() if k.startswith(kind))
+        metrics.update(_rejection_rates(scenario.rejected))
         if scenario.grades:
             metrics["population_exactness"] = round(sum(g.exact for g in scenario.grades) / len(scenario.grades), 4)
         result.add_metrics(scenario.name, metrics)
