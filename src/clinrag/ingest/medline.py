@@ -391,7 +391,8 @@ def _split(path: Path, buffer: bytes, line: int, final: bool) -> tuple[int, list
     events: list[MedlineEvent] = []
     position = 0
     at, counted = line, 0  # the line of byte ``counted``: newlines are counted once, not from the block's start
-    while (start := _RECORD_START.search(buffer, position)) is not None:
+    start = _RECORD_START.search(buffer)
+    while start is not None:
         tag = start.group(1)
         at += buffer.count(b"\n", counted, start.start())
         counted = start.start()
@@ -410,6 +411,7 @@ def _split(path: Path, buffer: bytes, line: int, final: bool) -> tuple[int, list
             return len(buffer), events
         else:  # the record goes on in the next block
             return start.start(), events
+        start = following  # the next record's start tag, searched for once
     if final:
         return len(buffer), events
     return max(position, len(buffer) - _LONGEST_START), events  # a start tag may be cut at the block's end
