@@ -340,10 +340,10 @@ class Answerer:
         )
         # The sections' own names join the question, as for summaries: within one patient's sections of the kind
         # asked, relevance is settled, and terse questions ("CC for Ada Stone?") would not pass the threshold alone.
-        named = " ".join(sections).lower()
-        found = self.searcher.retrieve(f"{question} {named}", narrowed, k=self.settings.sources)
+        section_names = " ".join(sections).lower()
+        found = self.searcher.retrieve(f"{question} {section_names}", narrowed, k=self.settings.sources)
         if not found.hits:  # the question's other words took it below the threshold: the sections' names alone
-            found = self.searcher.retrieve(named, narrowed, k=self.settings.sources)
+            found = self.searcher.retrieve(section_names, narrowed, k=self.settings.sources)
         if not found.hits:
             return retrieval
         kept = self.settings.sources - len(found.hits)

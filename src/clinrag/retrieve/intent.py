@@ -335,6 +335,4 @@ def section_intent(question: str) -> tuple[str, ...]:
     for pattern, sections in _CUES:
         if pattern.search(question):
             found.update(dict.fromkeys(sections))
-    if not found and anchor_spans(question) and _ANY_DRUGS.search(question):
-        found["Discharge Medications"] = None  # as fact_kind reads it
     return tuple(found)

@@ -144,7 +144,9 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     things |= {found.name for found in classes if found.kind != "topic"}
     sections, cued = section_intent(read), kind_candidates(read)
     if kind == "complication" and not cued and classes and all(found.kind == "drug" for found in classes):
-        kind, sections = "discharge_medications", KIND_SECTIONS["discharge_medications"]  # "pain relief after the op"
+        kind = "discharge_medications"  # "pain relief for after the op": drugs after an event, not a complication
+    if kind == "discharge_medications" and not cued:  # read from medicines after an event, not from a cue
+        sections = KIND_SECTIONS[kind]
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
     if kind == "results":
         things |= examination_qualifiers(read)

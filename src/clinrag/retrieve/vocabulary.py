@@ -72,6 +72,8 @@ _KIND_WORDS_TEXT = """
     hadn aren
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
+"""Words that say what *kind* of information a question asks for (and question words): never things to find,
+and the targets of spelling correction."""
 CARE_SETTING_WORDS: Final = frozenset(
     {"triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary"}
 )
@@ -84,8 +86,6 @@ ASKER_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 """Who asks and how they were reached ("Physio here -", "bleeped overnight re …"): never a thing to find."""
-"""Words that say what *kind* of information a question asks for (and question words): never things to find,
-and the targets of spelling correction."""
 
 _DRUG_WORDS_TEXT: Final = """
     coumadin warfarin lasix eliquis xarelto pradaxa plavix lipitor zocor crestor norvasc toprol lopressor coreg
