@@ -37,6 +37,15 @@ def _criterion(name: str, label: str, source: str, *synonyms: str) -> Input:
     return criterion(name, label, synonyms, rule)
 
 
+Row = tuple[str, str, float, tuple[str, ...]]
+"""A criterion as a row of a score's table: its key, its words, the points it gives when present, its synonyms."""
+
+
+def _items(source: str, *rows: Row) -> tuple[Item, ...]:
+    """The criteria of ``source``'s table, in order, each scored only when present (`_criterion`)."""
+    return tuple((_criterion(name, label, source, *synonyms), points) for name, label, points, synonyms in rows)
+
+
 def _age(maximum: float = 120, minimum: float = 0) -> Input:
     return Input(
         name="age", label="age", unit="year", minimum=minimum, maximum=maximum, synonyms=("age", "years old", "yo")
@@ -93,49 +102,28 @@ def _inputs(*groups: Input | Sequence[Item]) -> tuple[Input, ...]:
 # --- CHA2DS2-VASc ---------------------------------------------------------------------------------------------------
 
 _LIP = "CHA2DS2-VASc (Lip 2010)"
-_CHA2DS2_VASC_ITEMS: tuple[Item, ...] = (
+_CHA2DS2_VASC_ITEMS: tuple[Item, ...] = _items(
+    _LIP,
     (
-        _criterion(
-            "chf",
-            "congestive heart failure or LV dysfunction",
-            _LIP,
-            "CHF",
-            "heart failure",
-            "HFrEF",
-            "LV dysfunction",
-            "reduced ejection fraction",
-        ),
+        "chf",
+        "congestive heart failure or LV dysfunction",
         1,
+        ("CHF", "heart failure", "HFrEF", "LV dysfunction", "reduced ejection fraction"),
     ),
-    (_criterion("hypertension", "hypertension", _LIP, "HTN", "hypertension", "high blood pressure"), 1),
+    ("hypertension", "hypertension", 1, ("HTN", "hypertension", "high blood pressure")),
     (
-        _criterion(
-            "stroke_tia_thromboembolism",
-            "prior stroke, TIA or thromboembolism",
-            _LIP,
-            "stroke",
-            "CVA",
-            "TIA",
-            "transient ischemic attack",
-            "systemic embolism",
-            "thromboembolism",
-        ),
+        "stroke_tia_thromboembolism",
+        "prior stroke, TIA or thromboembolism",
         2,
+        ("stroke", "CVA", "TIA", "transient ischemic attack", "systemic embolism", "thromboembolism"),
     ),
     (
-        _criterion(
-            "vascular_disease",
-            "vascular disease (prior MI, peripheral artery disease, aortic plaque)",
-            _LIP,
-            "prior MI",
-            "myocardial infarction",
-            "PAD",
-            "peripheral artery disease",
-            "aortic plaque",
-        ),
+        "vascular_disease",
+        "vascular disease (prior MI, peripheral artery disease, aortic plaque)",
         1,
+        ("prior MI", "myocardial infarction", "PAD", "peripheral artery disease", "aortic plaque"),
     ),
-    (_criterion("diabetes", "diabetes mellitus", _LIP, "DM", "diabetes", "T2DM", "T1DM"), 1),
+    ("diabetes", "diabetes mellitus", 1, ("DM", "diabetes", "T2DM", "T1DM")),
 )
 
 
@@ -150,81 +138,44 @@ CHA2DS2_VASC = _DATA.calculator("cha2ds2_vasc", inputs=_inputs(_age(), SEX, _CHA
 # --- HAS-BLED -------------------------------------------------------------------------------------------------------
 
 _PISTERS = "HAS-BLED (Pisters 2010)"
-_HAS_BLED_ITEMS: tuple[Item, ...] = (
+_HAS_BLED_ITEMS: tuple[Item, ...] = _items(
+    _PISTERS,
     (
-        _criterion(
-            "uncontrolled_hypertension",
-            "uncontrolled hypertension (systolic > 160 mmHg)",
-            _PISTERS,
-            "uncontrolled hypertension",
-            "HTN",
-        ),
+        "uncontrolled_hypertension",
+        "uncontrolled hypertension (systolic > 160 mmHg)",
         1,
+        ("uncontrolled hypertension", "HTN"),
     ),
     (
-        _criterion(
-            "renal_disease",
-            "abnormal renal function (dialysis, transplant, creatinine ≥ 200 µmol/L)",
-            _PISTERS,
-            "dialysis",
-            "renal transplant",
-            "CKD",
-            "renal disease",
-        ),
+        "renal_disease",
+        "abnormal renal function (dialysis, transplant, creatinine ≥ 200 µmol/L)",
         1,
+        ("dialysis", "renal transplant", "CKD", "renal disease"),
     ),
     (
-        _criterion(
-            "liver_disease",
-            "abnormal liver function (cirrhosis, or bilirubin > 2× ULN with AST/ALT/ALP > 3× ULN)",
-            _PISTERS,
-            "cirrhosis",
-            "liver disease",
-            "hepatic dysfunction",
-        ),
+        "liver_disease",
+        "abnormal liver function (cirrhosis, or bilirubin > 2× ULN with AST/ALT/ALP > 3× ULN)",
         1,
+        ("cirrhosis", "liver disease", "hepatic dysfunction"),
     ),
-    (_criterion("stroke", "prior stroke", _PISTERS, "stroke", "CVA"), 1),
+    ("stroke", "prior stroke", 1, ("stroke", "CVA")),
     (
-        _criterion(
-            "bleeding",
-            "prior major bleeding or predisposition to bleeding",
-            _PISTERS,
-            "bleeding history",
-            "major bleeding",
-            "anaemia",
-            "bleeding diathesis",
-        ),
+        "bleeding",
+        "prior major bleeding or predisposition to bleeding",
         1,
+        ("bleeding history", "major bleeding", "anaemia", "bleeding diathesis"),
     ),
     (
-        _criterion(
-            "labile_inr",
-            "labile INR (unstable or high INRs, time in therapeutic range < 60%)",
-            _PISTERS,
-            "labile INR",
-            "TTR < 60%",
-        ),
+        "labile_inr",
+        "labile INR (unstable or high INRs, time in therapeutic range < 60%)",
         1,
+        ("labile INR", "TTR < 60%"),
     ),
 )
-_HAS_BLED_DRUGS: tuple[Item, ...] = (
-    (
-        _criterion(
-            "drugs",
-            "antiplatelet agents or NSAIDs",
-            _PISTERS,
-            "aspirin",
-            "clopidogrel",
-            "NSAID",
-            "antiplatelet",
-        ),
-        1,
-    ),
-    (
-        _criterion("alcohol", "alcohol excess (≥ 8 drinks a week)", _PISTERS, "alcohol", "drinks per week", "EtOH"),
-        1,
-    ),
+_HAS_BLED_DRUGS: tuple[Item, ...] = _items(
+    _PISTERS,
+    ("drugs", "antiplatelet agents or NSAIDs", 1, ("aspirin", "clopidogrel", "NSAID", "antiplatelet")),
+    ("alcohol", "alcohol excess (≥ 8 drinks a week)", 1, ("alcohol", "drinks per week", "EtOH")),
 )
 
 
@@ -242,29 +193,18 @@ _SIX = "the HEART score (Six 2008)"
 HEART_HISTORY = ("slightly suspicious", "moderately suspicious", "highly suspicious")
 HEART_ECG = ("normal", "non-specific repolarization disturbance", "significant ST deviation")
 HEART_TROPONIN = ("normal limit or below", "1 to 3 times normal limit", "more than 3 times normal limit")
-_HEART_FACTORS: tuple[Item, ...] = (
-    (_criterion("hypertension", "hypertension", _SIX, "HTN", "hypertension"), 1),
+_HEART_FACTORS: tuple[Item, ...] = _items(
+    _SIX,
+    ("hypertension", "hypertension", 1, ("HTN", "hypertension")),
+    ("hypercholesterolemia", "hypercholesterolemia", 1, ("hyperlipidemia", "high cholesterol", "dyslipidemia")),
+    ("diabetes", "diabetes mellitus", 1, ("DM", "diabetes")),
+    ("obesity", "obesity (BMI > 30 kg/m²)", 1, ("obese", "obesity")),
+    ("smoking", "smoking (current, or stopped < 3 months ago)", 1, ("smoker", "tobacco", "cigarettes")),
     (
-        _criterion(
-            "hypercholesterolemia", "hypercholesterolemia", _SIX, "hyperlipidemia", "high cholesterol", "dyslipidemia"
-        ),
+        "family_history",
+        "family history of cardiovascular disease (parent or sibling before 65)",
         1,
-    ),
-    (_criterion("diabetes", "diabetes mellitus", _SIX, "DM", "diabetes"), 1),
-    (_criterion("obesity", "obesity (BMI > 30 kg/m²)", _SIX, "obese", "obesity"), 1),
-    (
-        _criterion("smoking", "smoking (current, or stopped < 3 months ago)", _SIX, "smoker", "tobacco", "cigarettes"),
-        1,
-    ),
-    (
-        _criterion(
-            "family_history",
-            "family history of cardiovascular disease (parent or sibling before 65)",
-            _SIX,
-            "family history of CAD",
-            "premature CAD in family",
-        ),
-        1,
+        ("family history of CAD", "premature CAD in family"),
     ),
 )
 _HEART_ATHEROSCLEROSIS = _criterion(
@@ -305,11 +245,11 @@ def _heart(v: Values, steps: Steps) -> float:
 
 HEART = _DATA.calculator(
     "heart_score",
-    inputs=(
+    inputs=_inputs(
         _choice("history", "history (suspicion of ACS)", HEART_HISTORY, "history", "anamnesis", "chest pain story"),
         _choice("ecg", "ECG", HEART_ECG, "ECG", "EKG", "electrocardiogram", "ST depression", "repolarization"),
         _age(),
-        *(spec for spec, _ in _HEART_FACTORS),
+        _HEART_FACTORS,
         _HEART_ATHEROSCLEROSIS,
         _choice(
             "troponin",
@@ -327,46 +267,28 @@ HEART = _DATA.calculator(
 # --- Revised Cardiac Risk Index -------------------------------------------------------------------------------------
 
 _LEE = "the Revised Cardiac Risk Index (Lee 1999)"
-_RCRI_ITEMS: tuple[Item, ...] = (
+_RCRI_ITEMS: tuple[Item, ...] = _items(
+    _LEE,
     (
-        _criterion(
-            "high_risk_surgery",
-            "high-risk surgery (intraperitoneal, intrathoracic or suprainguinal vascular)",
-            _LEE,
-            "intraperitoneal surgery",
-            "intrathoracic surgery",
-            "vascular surgery",
-        ),
+        "high_risk_surgery",
+        "high-risk surgery (intraperitoneal, intrathoracic or suprainguinal vascular)",
         1,
+        ("intraperitoneal surgery", "intrathoracic surgery", "vascular surgery"),
     ),
     (
-        _criterion(
-            "ischemic_heart_disease",
-            "ischemic heart disease (MI, positive exercise test, angina, nitrates, pathological Q waves)",
-            _LEE,
-            "CAD",
-            "IHD",
-            "prior MI",
-            "angina",
-            "Q waves",
-        ),
+        "ischemic_heart_disease",
+        "ischemic heart disease (MI, positive exercise test, angina, nitrates, pathological Q waves)",
         1,
+        ("CAD", "IHD", "prior MI", "angina", "Q waves"),
     ),
     (
-        _criterion(
-            "heart_failure",
-            "congestive heart failure (pulmonary edema, PND, bilateral rales, S3, redistribution on X-ray)",
-            _LEE,
-            "CHF",
-            "heart failure",
-        ),
+        "heart_failure",
+        "congestive heart failure (pulmonary edema, PND, bilateral rales, S3, redistribution on X-ray)",
         1,
+        ("CHF", "heart failure"),
     ),
-    (
-        _criterion("cerebrovascular_disease", "cerebrovascular disease (stroke or TIA)", _LEE, "stroke", "TIA", "CVA"),
-        1,
-    ),
-    (_criterion("insulin", "preoperative treatment with insulin", _LEE, "insulin", "insulin-treated diabetes"), 1),
+    ("cerebrovascular_disease", "cerebrovascular disease (stroke or TIA)", 1, ("stroke", "TIA", "CVA")),
+    ("insulin", "preoperative treatment with insulin", 1, ("insulin", "insulin-treated diabetes")),
 )
 CREATININE = _DATA.input("creatinine")
 
@@ -384,58 +306,36 @@ RCRI = _DATA.calculator("rcri", inputs=_inputs(_RCRI_ITEMS, CREATININE), compute
 # --- Wells criteria for pulmonary embolism --------------------------------------------------------------------------
 
 _WELLS_PE = "the Wells PE score (Wells 2000)"
-_WELLS_PE_ITEMS: tuple[Item, ...] = (
+_WELLS_PE_ITEMS: tuple[Item, ...] = _items(
+    _WELLS_PE,
     (
-        _criterion(
-            "clinical_dvt",
-            "clinical signs and symptoms of DVT (leg swelling and pain on palpation of the deep veins)",
-            _WELLS_PE,
-            "signs of DVT",
-            "leg swelling",
-            "calf tenderness",
-        ),
+        "clinical_dvt",
+        "clinical signs and symptoms of DVT (leg swelling and pain on palpation of the deep veins)",
         3,
+        ("signs of DVT", "leg swelling", "calf tenderness"),
     ),
     (
-        _criterion(
-            "pe_most_likely",
-            "PE the most likely diagnosis (an alternative diagnosis less likely than PE)",
-            _WELLS_PE,
-            "PE most likely",
-            "alternative diagnosis less likely",
-        ),
+        "pe_most_likely",
+        "PE the most likely diagnosis (an alternative diagnosis less likely than PE)",
         3,
+        ("PE most likely", "alternative diagnosis less likely"),
     ),
 )
-_WELLS_PE_REST: tuple[Item, ...] = (
+_WELLS_PE_REST: tuple[Item, ...] = _items(
+    _WELLS_PE,
     (
-        _criterion(
-            "immobilization_or_surgery",
-            "immobilization ≥ 3 days or surgery in the previous 4 weeks",
-            _WELLS_PE,
-            "immobilization",
-            "recent surgery",
-            "bedridden",
-        ),
+        "immobilization_or_surgery",
+        "immobilization ≥ 3 days or surgery in the previous 4 weeks",
         1.5,
+        ("immobilization", "recent surgery", "bedridden"),
     ),
+    ("previous_vte", "previous, objectively diagnosed DVT or PE", 1.5, ("prior DVT", "prior PE", "VTE")),
+    ("hemoptysis", "hemoptysis", 1, ("hemoptysis", "haemoptysis", "coughing blood")),
     (
-        _criterion(
-            "previous_vte", "previous, objectively diagnosed DVT or PE", _WELLS_PE, "prior DVT", "prior PE", "VTE"
-        ),
-        1.5,
-    ),
-    (_criterion("hemoptysis", "hemoptysis", _WELLS_PE, "hemoptysis", "haemoptysis", "coughing blood"), 1),
-    (
-        _criterion(
-            "malignancy",
-            "malignancy (treated in the last 6 months or palliative)",
-            _WELLS_PE,
-            "cancer",
-            "active malignancy",
-            "chemotherapy",
-        ),
+        "malignancy",
+        "malignancy (treated in the last 6 months or palliative)",
         1,
+        ("cancer", "active malignancy", "chemotherapy"),
     ),
 )
 
@@ -454,88 +354,42 @@ WELLS_PE = _DATA.calculator("wells_pe", inputs=_inputs(_WELLS_PE_ITEMS, HEART_RA
 # --- Wells criteria for deep vein thrombosis ------------------------------------------------------------------------
 
 _WELLS_DVT = "the Wells DVT score (Wells 2003)"
-_WELLS_DVT_ITEMS: tuple[Item, ...] = (
+_WELLS_DVT_ITEMS: tuple[Item, ...] = _items(
+    _WELLS_DVT,
     (
-        _criterion(
-            "active_cancer",
-            "active cancer (treatment within 6 months or palliative)",
-            _WELLS_DVT,
-            "cancer",
-            "malignancy",
-            "chemotherapy",
-        ),
+        "active_cancer",
+        "active cancer (treatment within 6 months or palliative)",
         1,
+        ("cancer", "malignancy", "chemotherapy"),
     ),
     (
-        _criterion(
-            "paralysis_or_cast",
-            "paralysis, paresis or recent plaster immobilization of the legs",
-            _WELLS_DVT,
-            "paresis",
-            "plaster cast",
-            "paralysis",
-        ),
+        "paralysis_or_cast",
+        "paralysis, paresis or recent plaster immobilization of the legs",
         1,
+        ("paresis", "plaster cast", "paralysis"),
     ),
     (
-        _criterion(
-            "bedridden_or_surgery",
-            "recently bedridden ≥ 3 days or major surgery within 12 weeks",
-            _WELLS_DVT,
-            "bedridden",
-            "major surgery",
-            "bed rest",
-        ),
+        "bedridden_or_surgery",
+        "recently bedridden ≥ 3 days or major surgery within 12 weeks",
         1,
+        ("bedridden", "major surgery", "bed rest"),
     ),
     (
-        _criterion(
-            "deep_vein_tenderness",
-            "localized tenderness along the deep venous system",
-            _WELLS_DVT,
-            "tenderness along the deep veins",
-            "calf tenderness",
-        ),
+        "deep_vein_tenderness",
+        "localized tenderness along the deep venous system",
         1,
+        ("tenderness along the deep veins", "calf tenderness"),
     ),
-    (_criterion("entire_leg_swollen", "entire leg swollen", _WELLS_DVT, "whole leg swelling", "leg swollen"), 1),
+    ("entire_leg_swollen", "entire leg swollen", 1, ("whole leg swelling", "leg swollen")),
+    ("calf_swelling", "calf swelling > 3 cm compared with the other leg", 1, ("calf swelling", "calf circumference")),
+    ("pitting_edema", "pitting edema confined to the symptomatic leg", 1, ("pitting edema", "oedema")),
+    ("collateral_veins", "collateral superficial veins (nonvaricose)", 1, ("collateral veins", "superficial veins")),
+    ("previous_dvt", "previously documented DVT", 1, ("prior DVT", "history of DVT")),
     (
-        _criterion(
-            "calf_swelling",
-            "calf swelling > 3 cm compared with the other leg",
-            _WELLS_DVT,
-            "calf swelling",
-            "calf circumference",
-        ),
-        1,
-    ),
-    (
-        _criterion(
-            "pitting_edema", "pitting edema confined to the symptomatic leg", _WELLS_DVT, "pitting edema", "oedema"
-        ),
-        1,
-    ),
-    (
-        _criterion(
-            "collateral_veins",
-            "collateral superficial veins (nonvaricose)",
-            _WELLS_DVT,
-            "collateral veins",
-            "superficial veins",
-        ),
-        1,
-    ),
-    (_criterion("previous_dvt", "previously documented DVT", _WELLS_DVT, "prior DVT", "history of DVT"), 1),
-    (
-        _criterion(
-            "alternative_diagnosis",
-            "alternative diagnosis at least as likely as DVT",
-            _WELLS_DVT,
-            "alternative diagnosis",
-            "cellulitis",
-            "Baker's cyst",
-        ),
+        "alternative_diagnosis",
+        "alternative diagnosis at least as likely as DVT",
         -2,
+        ("alternative diagnosis", "cellulitis", "Baker's cyst"),
     ),
 )
 
@@ -550,34 +404,22 @@ WELLS_DVT = _DATA.calculator("wells_dvt", inputs=_inputs(_WELLS_DVT_ITEMS), comp
 
 _KLINE = "the PERC rule (Kline 2004)"
 OXYGEN_SATURATION = _DATA.input("oxygen_saturation")
-_PERC_ITEMS: tuple[Item, ...] = (
+_PERC_ITEMS: tuple[Item, ...] = _items(
+    _KLINE,
+    ("unilateral_leg_swelling", "unilateral leg swelling", 1, ("leg swelling", "unilateral edema")),
+    ("hemoptysis", "hemoptysis", 1, ("hemoptysis", "haemoptysis")),
     (
-        _criterion("unilateral_leg_swelling", "unilateral leg swelling", _KLINE, "leg swelling", "unilateral edema"),
+        "recent_surgery_or_trauma",
+        "surgery or trauma within 4 weeks requiring hospital treatment",
         1,
+        ("recent surgery", "trauma"),
     ),
-    (_criterion("hemoptysis", "hemoptysis", _KLINE, "hemoptysis", "haemoptysis"), 1),
+    ("previous_vte", "prior PE or DVT", 1, ("prior DVT", "prior PE", "VTE")),
     (
-        _criterion(
-            "recent_surgery_or_trauma",
-            "surgery or trauma within 4 weeks requiring hospital treatment",
-            _KLINE,
-            "recent surgery",
-            "trauma",
-        ),
+        "hormone_use",
+        "hormone use (oral contraceptives, hormone replacement or estrogen)",
         1,
-    ),
-    (_criterion("previous_vte", "prior PE or DVT", _KLINE, "prior DVT", "prior PE", "VTE"), 1),
-    (
-        _criterion(
-            "hormone_use",
-            "hormone use (oral contraceptives, hormone replacement or estrogen)",
-            _KLINE,
-            "OCP",
-            "oral contraceptive",
-            "HRT",
-            "estrogen",
-        ),
-        1,
+        ("OCP", "oral contraceptive", "HRT", "estrogen"),
     ),
 )
 
@@ -824,45 +666,25 @@ MAP = _DATA.calculator("map", inputs=(SBP, DBP), compute=_map)
 # --- TIMI risk score for UA/NSTEMI ----------------------------------------------------------------------------------
 
 _ANTMAN = "the TIMI risk score (Antman 2000)"
-_TIMI_RISK_FACTORS: tuple[Item, ...] = (
-    (
-        _criterion("family_history", "family history of coronary artery disease", _ANTMAN, "family history of CAD"),
-        1,
-    ),
-    (_criterion("hypertension", "hypertension", _ANTMAN, "HTN", "hypertension"), 1),
-    (
-        _criterion("hypercholesterolemia", "hypercholesterolemia", _ANTMAN, "hyperlipidemia", "high cholesterol"),
-        1,
-    ),
-    (_criterion("diabetes", "diabetes mellitus", _ANTMAN, "DM", "diabetes"), 1),
-    (_criterion("current_smoker", "current smoker", _ANTMAN, "smoker", "smoking", "tobacco"), 1),
+_TIMI_RISK_FACTORS: tuple[Item, ...] = _items(
+    _ANTMAN,
+    ("family_history", "family history of coronary artery disease", 1, ("family history of CAD",)),
+    ("hypertension", "hypertension", 1, ("HTN", "hypertension")),
+    ("hypercholesterolemia", "hypercholesterolemia", 1, ("hyperlipidemia", "high cholesterol")),
+    ("diabetes", "diabetes mellitus", 1, ("DM", "diabetes")),
+    ("current_smoker", "current smoker", 1, ("smoker", "smoking", "tobacco")),
 )
-_TIMI_ITEMS: tuple[Item, ...] = (
+_TIMI_ITEMS: tuple[Item, ...] = _items(
+    _ANTMAN,
+    ("known_cad", "known coronary stenosis ≥ 50%", 1, ("known CAD", "prior stenosis", "prior PCI")),
+    ("aspirin", "aspirin use in the past 7 days", 1, ("aspirin", "ASA")),
+    ("severe_angina", "severe angina (≥ 2 episodes in 24 hours)", 1, ("recurrent angina", "angina")),
+    ("st_deviation", "ST deviation ≥ 0.5 mm on the presenting ECG", 1, ("ST depression", "ST changes")),
     (
-        _criterion("known_cad", "known coronary stenosis ≥ 50%", _ANTMAN, "known CAD", "prior stenosis", "prior PCI"),
+        "positive_marker",
+        "elevated cardiac marker (troponin or CK-MB)",
         1,
-    ),
-    (_criterion("aspirin", "aspirin use in the past 7 days", _ANTMAN, "aspirin", "ASA"), 1),
-    (
-        _criterion("severe_angina", "severe angina (≥ 2 episodes in 24 hours)", _ANTMAN, "recurrent angina", "angina"),
-        1,
-    ),
-    (
-        _criterion(
-            "st_deviation", "ST deviation ≥ 0.5 mm on the presenting ECG", _ANTMAN, "ST depression", "ST changes"
-        ),
-        1,
-    ),
-    (
-        _criterion(
-            "positive_marker",
-            "elevated cardiac marker (troponin or CK-MB)",
-            _ANTMAN,
-            "positive troponin",
-            "elevated troponin",
-            "CK-MB",
-        ),
-        1,
+        ("positive troponin", "elevated troponin", "CK-MB"),
     ),
 )
 
@@ -896,66 +718,46 @@ CAPRINI_SURGERY = {
 """Type of surgery: minor 1; major (> 45 min), laparoscopic (> 45 min) or arthroscopic 2; elective arthroplasty 5."""
 CAPRINI_MOBILITY = {"normal": 0, "bed rest": 1, "confined to bed >72 hours": 2}
 """Mobility: ambulatory 0; medical patient at bed rest 1; confined to bed > 72 hours 2."""
-_CAPRINI_ITEMS: tuple[Item, ...] = (
-    (_criterion("recent_major_surgery", "major surgery within 1 month", _CAPRINI, "recent major surgery"), 1),
-    (_criterion("chf", "congestive heart failure within 1 month", _CAPRINI, "CHF", "heart failure"), 1),
-    (_criterion("sepsis", "sepsis within 1 month", _CAPRINI, "sepsis"), 1),
-    (_criterion("pneumonia", "serious lung disease incl. pneumonia within 1 month", _CAPRINI, "pneumonia"), 1),
-    (_criterion("plaster_cast", "immobilizing plaster cast within 1 month", _CAPRINI, "cast", "plaster cast"), 2),
+_CAPRINI_ITEMS: tuple[Item, ...] = _items(
+    _CAPRINI,
+    ("recent_major_surgery", "major surgery within 1 month", 1, ("recent major surgery",)),
+    ("chf", "congestive heart failure within 1 month", 1, ("CHF", "heart failure")),
+    ("sepsis", "sepsis within 1 month", 1, ("sepsis",)),
+    ("pneumonia", "serious lung disease incl. pneumonia within 1 month", 1, ("pneumonia",)),
+    ("plaster_cast", "immobilizing plaster cast within 1 month", 2, ("cast", "plaster cast")),
+    ("fracture", "hip, pelvis or leg fracture within 1 month", 5, ("hip fracture", "pelvic fracture")),
+    ("stroke", "stroke within 1 month", 5, ("stroke", "CVA")),
+    ("multiple_trauma", "multiple trauma within 1 month", 5, ("polytrauma", "multiple trauma")),
     (
-        _criterion(
-            "fracture", "hip, pelvis or leg fracture within 1 month", _CAPRINI, "hip fracture", "pelvic fracture"
-        ),
+        "spinal_cord_injury",
+        "acute spinal cord injury with paralysis within 1 month",
         5,
+        ("spinal cord injury", "paralysis"),
     ),
-    (_criterion("stroke", "stroke within 1 month", _CAPRINI, "stroke", "CVA"), 5),
-    (_criterion("multiple_trauma", "multiple trauma within 1 month", _CAPRINI, "polytrauma", "multiple trauma"), 5),
+    ("varicose_veins", "varicose veins", 1, ("varicose veins",)),
+    ("swollen_legs", "current swollen legs", 1, ("leg swelling", "edema")),
+    ("central_venous_access", "current central venous access", 2, ("central line", "PICC")),
+    ("history_vte", "history of DVT or PE", 3, ("prior DVT", "prior PE", "VTE")),
+    ("family_history_vte", "family history of thrombosis", 3, ("family history of VTE",)),
+    ("factor_v_leiden", "factor V Leiden", 3, ("factor V Leiden", "FVL")),
+    ("prothrombin_20210a", "prothrombin 20210A", 3, ("prothrombin mutation",)),
+    ("homocysteine", "elevated serum homocysteine", 3, ("hyperhomocysteinemia",)),
+    ("lupus_anticoagulant", "lupus anticoagulant", 3, ("lupus anticoagulant",)),
+    ("anticardiolipin", "elevated anticardiolipin antibodies", 3, ("anticardiolipin",)),
+    ("hit", "heparin-induced thrombocytopenia", 3, ("HIT",)),
+    ("other_thrombophilia", "other congenital or acquired thrombophilia", 3, ("thrombophilia",)),
+    ("ibd", "history of inflammatory bowel disease", 1, ("IBD", "Crohn's", "ulcerative colitis")),
+    ("acute_mi", "acute myocardial infarction", 1, ("acute MI", "STEMI", "NSTEMI")),
+    ("copd", "COPD or abnormal pulmonary function", 1, ("COPD", "emphysema")),
+    ("malignancy", "present or previous malignancy", 2, ("cancer", "malignancy")),
+    ("pregnancy", "pregnancy or postpartum", 1, ("pregnant", "postpartum")),
     (
-        _criterion(
-            "spinal_cord_injury",
-            "acute spinal cord injury with paralysis within 1 month",
-            _CAPRINI,
-            "spinal cord injury",
-            "paralysis",
-        ),
-        5,
-    ),
-    (_criterion("varicose_veins", "varicose veins", _CAPRINI, "varicose veins"), 1),
-    (_criterion("swollen_legs", "current swollen legs", _CAPRINI, "leg swelling", "edema"), 1),
-    (_criterion("central_venous_access", "current central venous access", _CAPRINI, "central line", "PICC"), 2),
-    (_criterion("history_vte", "history of DVT or PE", _CAPRINI, "prior DVT", "prior PE", "VTE"), 3),
-    (_criterion("family_history_vte", "family history of thrombosis", _CAPRINI, "family history of VTE"), 3),
-    (_criterion("factor_v_leiden", "factor V Leiden", _CAPRINI, "factor V Leiden", "FVL"), 3),
-    (_criterion("prothrombin_20210a", "prothrombin 20210A", _CAPRINI, "prothrombin mutation"), 3),
-    (_criterion("homocysteine", "elevated serum homocysteine", _CAPRINI, "hyperhomocysteinemia"), 3),
-    (_criterion("lupus_anticoagulant", "lupus anticoagulant", _CAPRINI, "lupus anticoagulant"), 3),
-    (_criterion("anticardiolipin", "elevated anticardiolipin antibodies", _CAPRINI, "anticardiolipin"), 3),
-    (_criterion("hit", "heparin-induced thrombocytopenia", _CAPRINI, "HIT"), 3),
-    (
-        _criterion("other_thrombophilia", "other congenital or acquired thrombophilia", _CAPRINI, "thrombophilia"),
-        3,
-    ),
-    (_criterion("ibd", "history of inflammatory bowel disease", _CAPRINI, "IBD", "Crohn's", "ulcerative colitis"), 1),
-    (_criterion("acute_mi", "acute myocardial infarction", _CAPRINI, "acute MI", "STEMI", "NSTEMI"), 1),
-    (_criterion("copd", "COPD or abnormal pulmonary function", _CAPRINI, "COPD", "emphysema"), 1),
-    (_criterion("malignancy", "present or previous malignancy", _CAPRINI, "cancer", "malignancy"), 2),
-    (_criterion("pregnancy", "pregnancy or postpartum", _CAPRINI, "pregnant", "postpartum"), 1),
-    (
-        _criterion(
-            "pregnancy_loss",
-            "unexplained stillbirth or ≥ 3 spontaneous abortions, toxemia or growth-restricted infant",
-            _CAPRINI,
-            "stillbirth",
-            "recurrent miscarriage",
-        ),
+        "pregnancy_loss",
+        "unexplained stillbirth or ≥ 3 spontaneous abortions, toxemia or growth-restricted infant",
         1,
+        ("stillbirth", "recurrent miscarriage"),
     ),
-    (
-        _criterion(
-            "hormones", "oral contraceptives or hormone replacement", _CAPRINI, "OCP", "HRT", "oral contraceptive"
-        ),
-        1,
-    ),
+    ("hormones", "oral contraceptives or hormone replacement", 1, ("OCP", "HRT", "oral contraceptive")),
 )
 
 
@@ -970,12 +772,12 @@ def _caprini(v: Values, steps: Steps) -> float:
 
 CAPRINI = _DATA.calculator(
     "caprini",
-    inputs=(
+    inputs=_inputs(
         _age(),
         _DATA.input("surgery", choices=tuple(CAPRINI_SURGERY)),
         _DATA.input("mobility", choices=tuple(CAPRINI_MOBILITY)),
         BMI_INPUT,
-        *(spec for spec, _ in _CAPRINI_ITEMS),
+        _CAPRINI_ITEMS,
     ),
     compute=_caprini,
 )
@@ -983,76 +785,40 @@ CAPRINI = _DATA.calculator(
 # --- Padua prediction score -----------------------------------------------------------------------------------------
 
 _BARBAR = "the Padua prediction score (Barbar 2010)"
-_PADUA_ITEMS: tuple[Item, ...] = (
+_PADUA_ITEMS: tuple[Item, ...] = _items(
+    _BARBAR,
     (
-        _criterion(
-            "active_cancer",
-            "active cancer (metastases, or chemo- or radiotherapy in the last 6 months)",
-            _BARBAR,
-            "cancer",
-            "metastatic",
-            "chemotherapy",
-        ),
+        "active_cancer",
+        "active cancer (metastases, or chemo- or radiotherapy in the last 6 months)",
         3,
+        ("cancer", "metastatic", "chemotherapy"),
     ),
+    ("previous_vte", "previous VTE (excluding superficial vein thrombosis)", 3, ("prior DVT", "prior PE", "VTE")),
     (
-        _criterion(
-            "previous_vte",
-            "previous VTE (excluding superficial vein thrombosis)",
-            _BARBAR,
-            "prior DVT",
-            "prior PE",
-            "VTE",
-        ),
+        "reduced_mobility",
+        "reduced mobility (bed rest with bathroom privileges ≥ 3 days)",
         3,
+        ("bed rest", "immobile", "bedbound"),
     ),
-    (
-        _criterion(
-            "reduced_mobility",
-            "reduced mobility (bed rest with bathroom privileges ≥ 3 days)",
-            _BARBAR,
-            "bed rest",
-            "immobile",
-            "bedbound",
-        ),
-        3,
-    ),
-    (_criterion("thrombophilia", "known thrombophilic condition", _BARBAR, "thrombophilia", "factor V Leiden"), 3),
-    (
-        _criterion("recent_trauma_or_surgery", "trauma or surgery within 1 month", _BARBAR, "recent surgery", "trauma"),
-        2,
-    ),
+    ("thrombophilia", "known thrombophilic condition", 3, ("thrombophilia", "factor V Leiden")),
+    ("recent_trauma_or_surgery", "trauma or surgery within 1 month", 2, ("recent surgery", "trauma")),
 )
-_PADUA_LATER: tuple[Item, ...] = (
+_PADUA_LATER: tuple[Item, ...] = _items(
+    _BARBAR,
     (
-        _criterion(
-            "heart_or_respiratory_failure",
-            "heart and/or respiratory failure",
-            _BARBAR,
-            "heart failure",
-            "respiratory failure",
-            "CHF",
-        ),
+        "heart_or_respiratory_failure",
+        "heart and/or respiratory failure",
         1,
+        ("heart failure", "respiratory failure", "CHF"),
     ),
+    ("acute_mi_or_stroke", "acute myocardial infarction or ischemic stroke", 1, ("acute MI", "stroke")),
     (
-        _criterion(
-            "acute_mi_or_stroke", "acute myocardial infarction or ischemic stroke", _BARBAR, "acute MI", "stroke"
-        ),
+        "infection_or_rheumatologic",
+        "acute infection and/or rheumatologic disorder",
         1,
+        ("infection", "pneumonia", "rheumatologic"),
     ),
-    (
-        _criterion(
-            "infection_or_rheumatologic",
-            "acute infection and/or rheumatologic disorder",
-            _BARBAR,
-            "infection",
-            "pneumonia",
-            "rheumatologic",
-        ),
-        1,
-    ),
-    (_criterion("hormonal_treatment", "ongoing hormonal treatment", _BARBAR, "HRT", "oral contraceptive"), 1),
+    ("hormonal_treatment", "ongoing hormonal treatment", 1, ("HRT", "oral contraceptive")),
 )
 
 
