@@ -36,10 +36,25 @@ ADJUSTMENT_FACTOR: Final = 0.4
 """Bauer et al. (1983): the fraction of the weight above ideal that counts for an aminoglycoside's volume."""
 
 
+def ideal_body_weight(sex: str, height_cm: float) -> float:
+    """Devine's ideal body weight (kg): 50 (men) or 45.5 (women) + 2.3 kg per inch over five feet.
+
+    Example:
+        >>> round(ideal_body_weight("female", 165.1), 1)
+        57.0
+    """
+    return DEVINE_BASE[sex] + DEVINE_KG_PER_INCH * (convert(height_cm, "cm", "in") - FIVE_FEET_IN)
+
+
+def adjusted_body_weight(ideal: float, weight: float) -> float:
+    """The adjusted body weight (kg): ideal + 0.4 × (actual − ideal)."""
+    return ideal + ADJUSTMENT_FACTOR * (weight - ideal)
+
+
 def _devine(sex: str, height_cm: float, steps: Steps) -> float:
     inches = convert(height_cm, "cm", "in")
     base = DEVINE_BASE[sex]
-    value = base + DEVINE_KG_PER_INCH * (inches - FIVE_FEET_IN)
+    value = ideal_body_weight(sex, height_cm)
     steps.add(f"height {height_cm:g} cm = {inches:.2f} in")
     steps.add(
         f"IBW ({sex}) = {base:g} kg + {DEVINE_KG_PER_INCH:g} kg × (height − 60 in) = {base:g} + "
@@ -60,7 +75,7 @@ IBW = _DATA.calculator("ideal_body_weight", inputs=(SEX, ADULT_HEIGHT), compute=
 def _adjusted(v: Values, steps: Steps) -> float:
     ideal = _devine(v["sex"], v["height"], steps)
     weight = float(v["weight"])
-    value = ideal + ADJUSTMENT_FACTOR * (weight - ideal)
+    value = adjusted_body_weight(ideal, weight)
     steps.add(
         f"adjusted body weight = IBW + {ADJUSTMENT_FACTOR:g} × (actual weight − IBW) = {ideal:.1f} kg + "
         f"{ADJUSTMENT_FACTOR:g} × ({weight:g} kg − {ideal:.1f} kg) = {value:.1f} kg"

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from clinrag.calculators.anthropometry import HEIGHT, WEIGHT
+from clinrag.calculators.body import DEVINE_BASE, adjusted_body_weight, ideal_body_weight
 from clinrag.calculators.common import SEX
 from clinrag.calculators.content import content
 from clinrag.calculators.spec import CalculatorInputError, Steps, Values
@@ -88,20 +89,14 @@ CG_HEIGHT = HEIGHT.model_copy(
 """Devine's ideal weight, which the BMI may choose, is for adults: below 120 cm it reaches zero and below."""
 
 
-def _ideal_weight(female: bool, height_cm: float) -> float:
-    """Devine's ideal body weight (kg): 50 (men) or 45.5 (women) + 2.3 kg per inch over 60 inches."""
-    inches = convert(height_cm, "cm", "inch")
-    return (45.5 if female else 50.0) + 2.3 * (inches - 60)
-
-
 def _clearance(age: float, weight: float, creatinine: float, female: bool) -> float:
     return (140 - age) * weight / (72 * creatinine) * (0.85 if female else 1.0)
 
 
 def _ideal_and_adjusted(female: bool, weight: float, height: float) -> tuple[float, float]:
     """Devine's ideal weight and the adjusted weight, ideal + 0.4 × (actual − ideal), in kg."""
-    ideal = _ideal_weight(female, height)
-    return ideal, ideal + 0.4 * (weight - ideal)
+    ideal = ideal_body_weight("female" if female else "male", height)
+    return ideal, adjusted_body_weight(ideal, weight)
 
 
 def _weight_by_bmi(v: Values, steps: Steps) -> tuple[float, str]:
@@ -111,7 +106,7 @@ def _weight_by_bmi(v: Values, steps: Steps) -> tuple[float, str]:
     ideal, adjusted = _ideal_and_adjusted(_female(v), weight, height)
     inches = convert(height, "cm", "inch")
     steps.add(f"BMI = {weight:g} kg / ({height / 100:g} m)² = {bmi:.1f} kg/m²")
-    base = "45.5" if _female(v) else "50"
+    base = f"{DEVINE_BASE[v['sex']]:g}"
     steps.add(
         f"Ideal body weight (Devine) = {base} + 2.3 × ({inches:.2f} in − 60) = {ideal:.1f} kg;"
         f" adjusted body weight = ideal + 0.4 × (actual − ideal) = {adjusted:.1f} kg"
