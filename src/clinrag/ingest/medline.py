@@ -141,6 +141,23 @@ def _text(element: etree._Element | None) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
+def _texts(parent: etree._Element, path: str) -> tuple[str, ...]:
+    """The texts (as `_text` reads them) of the elements at ``path`` under ``parent``, those not empty."""
+    return tuple(text for text in (_text(x) for x in parent.iterfind(path)) if text)
+
+
+def _pmid_and_version(parent: etree._Element) -> tuple[int, str]:
+    """The PMID of ``parent``'s ``<PMID>`` and its ``Version`` attribute as written (``"1"`` when absent).
+
+    Raises:
+        ValueError: no ``<PMID>``, or one that is not a number.
+    """
+    found = parent.find("PMID")
+    if found is None or not (found.text or "").strip().isdigit():
+        raise ValueError("no PMID")
+    return int((found.text or "").strip()), found.get("Version", "1")
+
+
 def _month(word: str) -> int | None:
     word = word.strip().lower()
     if word.isdigit():
@@ -174,7 +191,7 @@ def publication_date(pub_date: etree._Element | None) -> tuple[int | None, int |
 def _authors(article: etree._Element) -> tuple[Author, ...]:
     authors = []
     for author in article.iterfind("AuthorList/Author"):
-        affiliations = tuple(a for a in (_text(x) for x in author.iterfind("AffiliationInfo/Affiliation")) if a)
+        affiliations = _texts(author, "AffiliationInfo/Affiliation")
         authors.append(
             Author(
                 last=_text(author.find("LastName")),
@@ -244,9 +261,7 @@ def parse_article(element: etree._Element) -> MedlineRecord:
     citation = element.find("MedlineCitation")
     if citation is None:
         raise ValueError("no MedlineCitation")
-    pmid_element = citation.find("PMID")
-    if pmid_element is None or not (pmid_element.text or "").strip().isdigit():
-        raise ValueError("no PMID")
+    pmid, version = _pmid_and_version(citation)
     article = citation.find("Article")
     if article is None:
         raise ValueError("no Article")
@@ -258,8 +273,8 @@ def parse_article(element: etree._Element) -> MedlineRecord:
     if year is None:
         year, month = publication_date(article.find("ArticleDate"))
     return MedlineRecord(
-        pmid=int((pmid_element.text or "").strip()),
-        version=int(pmid_element.get("Version", "1") or 1),
+        pmid=pmid,
+        version=int(version or 1),
         doi=_doi(element),
         title=title,
         abstract=_abstract(article),
@@ -270,12 +285,12 @@ def parse_article(element: etree._Element) -> MedlineRecord:
         volume=_text(journal.find("JournalIssue/Volume")) if journal is not None else "",
         issue=_text(journal.find("JournalIssue/Issue")) if journal is not None else "",
         pages=_pages(article),
-        languages=tuple(_text(x) for x in article.iterfind("Language") if _text(x)),
+        languages=_texts(article, "Language"),
         year=year,
         month=month,
         publication_types=tuple(_text(x) for x in article.iterfind("PublicationTypeList/PublicationType")),
         mesh=_mesh(citation),
-        keywords=tuple(k for k in (_text(x) for x in citation.iterfind("KeywordList/Keyword")) if k),
+        keywords=_texts(citation, "KeywordList/Keyword"),
         line=element.sourceline or 0,
     )
 
@@ -302,9 +317,7 @@ def parse_book(element: etree._Element) -> MedlineRecord:
     document = element.find("BookDocument")
     if document is None:
         raise ValueError("no BookDocument")
-    pmid_element = document.find("PMID")
-    if pmid_element is None or not (pmid_element.text or "").strip().isdigit():
-        raise ValueError("no PMID")
+    pmid, version = _pmid_and_version(document)
     book = document.find("Book")
     book_title = _text(book.find("BookTitle")) if book is not None else ""
     title = _text(document.find("ArticleTitle")) or _text(document.find("VernacularTitle")) or book_title
@@ -313,8 +326,8 @@ def parse_book(element: etree._Element) -> MedlineRecord:
     year, month = publication_date(book.find("PubDate") if book is not None else None)
     authors = _authors(document) or (_authors(book) if book is not None else ())
     return MedlineRecord(
-        pmid=int((pmid_element.text or "").strip()),
-        version=int(pmid_element.get("Version", "1") or 1),
+        pmid=pmid,
+        version=int(version or 1),
         doi=_doi(element, ("BookDocument/ArticleIdList/ArticleId", "PubmedBookData/ArticleIdList/ArticleId")),
         title=title,
         abstract=_abstract(document),
@@ -322,11 +335,11 @@ def parse_book(element: etree._Element) -> MedlineRecord:
         journal=book_title,
         volume=_text(book.find("Volume")) if book is not None else "",
         pages=_pages(document),
-        languages=tuple(_text(x) for x in document.iterfind("Language") if _text(x)),
+        languages=_texts(document, "Language"),
         year=year,
         month=month,
         publication_types=tuple(_text(x) for x in document.iterfind("PublicationType")),
-        keywords=tuple(k for k in (_text(x) for x in document.iterfind("KeywordList/Keyword")) if k),
+        keywords=_texts(document, "KeywordList/Keyword"),
         line=element.sourceline or 0,
     )
 
