@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
-from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.errors import ConfigError
+from clinrag.index.openai_client import openai_client
 from clinrag.plugins import GENERATORS, load_plugin
 from clinrag.settings import AnswerSettings, PathSettings
 
@@ -79,11 +80,7 @@ class OpenAIChatGenerator:
 
     @cached_property
     def _client(self) -> Any:
-        try:
-            from openai import OpenAI
-        except ImportError as error:
-            raise MissingDependencyError("the OpenAI-compatible generator", "openai") from error
-        return OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=1, timeout=120)
+        return openai_client(self.base_url, self.api_key, "the OpenAI-compatible generator", max_retries=1, timeout=120)
 
     def complete(self, messages: Messages, max_tokens: int, temperature: float = 0.0) -> str:
         """The whole reply (temperature 0 and the seed make it repeatable where the server honours them)."""

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from clinrag.errors import ConfigError, MissingDependencyError
+from clinrag.index.openai_client import openai_client
 from clinrag.index.quantize import int8_compute_model
 from clinrag.plugins import EMBEDDERS, load_plugin
 from clinrag.settings import IndexSettings
@@ -272,11 +273,7 @@ class OpenAIEmbedder:
 
     @cached_property
     def _client(self) -> Any:
-        try:
-            from openai import OpenAI
-        except ImportError:
-            raise MissingDependencyError("the OpenAI-compatible embedder", "openai") from None
-        return OpenAI(base_url=self.base_url, api_key=self.api_key)
+        return openai_client(self.base_url, self.api_key, "the OpenAI-compatible embedder")
 
     @property
     def id(self) -> str:
