@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 from clinrag.retrieve import head
-from clinrag.retrieve.head import asks_for_kind_only, head_named, head_things
+from clinrag.retrieve.head import asks_for_kind_only, examined_sites, head_named, head_things
 from clinrag.retrieve.query import understand
 from clinrag.retrieve.word_forms import forms_mentioned, same_word
 
@@ -83,6 +83,26 @@ def test_the_place_an_asker_calls_from_is_no_scope() -> None:
     assert named_scope("Ringing from the admissions unit about Ann Lee: her regular meds?", names).empty
     assert named_scope("It's the reg from the surgical side - any allergies for Ann Lee?", names).empty
     assert named_scope("Who had a fall in orthopedics at Hospital A?", names).depts == ("orthopaedics",)
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "sites"),
+    [
+        ("john mays ct head result from ED", ["john mays"], ["ct", "head"]),
+        ("John Mays head CT?", ["John Mays"], ["ct", "head"]),
+        ("MRI of the lumbar spine for Ada Stone", ["Ada Stone"], ["mri", "lumbar", "spine"]),
+        ("x-ray of her left knee, Ada Stone", ["Ada Stone"], ["x-ray", "knee"]),
+        ("Ada Stone CT result", ["Ada Stone"], []),
+        ("what did the echo show for Ada Stone?", ["Ada Stone"], []),
+        ("Ada Head CT result", ["Ada Head"], []),  # a patient's name is no body site
+    ],
+)
+def test_a_study_named_with_a_body_site_needs_both(question: str, names: list[str], sites: list[str]) -> None:
+    found = examined_sites(question, names)
+    assert [thing.word for thing in found] == sites
+    if found:  # a CT of the abdomen does not answer a question about a CT of the head
+        assert head_named(found, frozenset({"ct", "mri", "x-ray", "head", "spine", "knee"}))
+        assert not head_named(found, frozenset({"ct", "mri", "x-ray", "abdomen", "pelvis"}))
 
 
 def test_docstring_examples_run() -> None:

@@ -51,7 +51,7 @@ from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import mentioned
-from clinrag.retrieve.head import asked_attributes, asks_for_kind_only, head_named, head_things
+from clinrag.retrieve.head import asked_attributes, asks_for_kind_only, examined_sites, head_named, head_things
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
@@ -232,10 +232,12 @@ class Answerer:
         # a drug named must be named by a record; so must the head of what is asked, whole and in one record ("an
         # ERCP" of "an ERCP for stones in the duct"); of the other things named, any one will do
         head = head_things(cleaned, understanding, filtering)
+        sites = examined_sites(cleaned, filtering)  # "CT head": a CT of the head, in one record
         anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
+            (frozenset(thing.word for thing in sites), lambda _, words: head_named(sites, words)),
             (frozenset() if head else terms, forms_mentioned),
             (anchors, forms_mentioned),
         ):

@@ -42,6 +42,44 @@ _ASKED_ATTRIBUTE: Final = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s
 """A wh-word right before a word: the word says what is asked for ("what technique"), unless it names a drug or a
 class ("which SSRI")."""
 _INSIDE: Final = frozenset({"of"})
+BODY_SITES: Final[dict[str, frozenset[tuple[str, ...]]]] = {
+    site: frozenset(tuple(tokenize(form)) for form in forms)
+    for site, forms in {
+        "head": ("head", "cranial", "intracranial", "cth", "brain"),
+        "brain": ("brain", "head", "cranial", "intracranial"),
+        "chest": ("chest", "thorax", "thoracic", "cxr", "lung", "pulmonary"),
+        "lung": ("lung", "chest", "pulmonary", "cxr"),
+        "abdomen": ("abdomen", "abdominal", "abd", "abdominopelvic"),
+        "pelvis": ("pelvis", "pelvic", "abdominopelvic"),
+        "neck": ("neck", "cervical", "carotid"),
+        "spine": ("spine", "spinal", "lumbar", "thoracic", "cervical", "l-spine", "c-spine", "t-spine"),
+        "kidney": ("kidney", "renal"),
+        "liver": ("liver", "hepatic", "ruq"),
+        "heart": ("heart", "cardiac"),
+        "leg": ("leg", "lower extremity", "lenis"),
+        "arm": ("arm", "upper extremity"),
+        "knee": ("knee",),
+        "hip": ("hip",),
+        "shoulder": ("shoulder",),
+        "ankle": ("ankle",),
+        "wrist": ("wrist",),
+        "foot": ("foot", "feet"),
+        "hand": ("hand",),
+        "sinus": ("sinus", "sinuses"),
+        "lumbar": ("lumbar", "l-spine", "spine", "spinal"),
+        "cervical": ("cervical", "c-spine", "neck"),
+        "abdominal": ("abdomen", "abdominal", "abd", "abdominopelvic"),
+        "pelvic": ("pelvis", "pelvic", "abdominopelvic"),
+        "renal": ("kidney", "renal"),
+        "cranial": ("head", "cranial", "intracranial", "brain"),
+    }.items()
+}
+"""Body sites a study is done of, each with the words notes use for it: "CT head" is answered by a head CT, a CT of
+the brain or an intracranial finding, never by a CT of the abdomen."""
+_SITE_QUALIFIERS: Final = frozenset(
+    tokenize("non contrast non-contrast with without plain left right bilateral lower upper")
+)
+"""Words that may stand between a study's name and its site ("CT non-contrast head", "x-ray of the left knee")."""
 """Words a head phrase may hold between its things ("sessions of dialysis", "MRI of the brain" stops at "the")."""
 
 
@@ -163,6 +201,50 @@ def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
     return all(
         any(len(forms_mentioned(phrase, mentioned)) == len(set(phrase)) for phrase in thing.phrases) for thing in head
     )
+
+
+def examined_sites(question: str, names: Iterable[str] = ()) -> tuple[HeadThing, ...]:
+    """The study and the body site of each study ``question`` names with a site right before or after it ("CT
+    head", "head CT", "MRI of the lumbar spine"): one record must name both — a record of a CT of the abdomen does
+    not answer "John Mays CT head result". Empty when no study is named with a site. The words of ``names`` (the
+    patients named: "Ada Head") are not sites.
+
+    Example:
+        >>> [thing.word for thing in examined_sites("john mays ct head result from ED")]
+        ['ct', 'head']
+        >>> examined_sites("Ada Stone CT result")
+        ()
+    """
+    named = _name_tokens(names)
+    tokens = [token for token in tokenize(question) if token not in named]
+    found: dict[str, HeadThing] = {}
+    for item, asked, _ in _class_phrases():
+        if item.kind != "study":
+            continue
+        for phrase in asked:
+            for start in range(len(tokens) - len(phrase) + 1):
+                if not phrase or tokens[start : start + len(phrase)] != phrase:
+                    continue
+                before = [token for token in tokens[max(0, start - 1) : start] if token in BODY_SITES]
+                sites = [*before, *_leading_sites(tokens[start + len(phrase) : start + len(phrase) + 3])]
+                if sites:
+                    study = {(item.name,), *(tuple(p) for p in asked if p)}
+                    found.setdefault(item.name, HeadThing(item.name, frozenset(study)))
+                for site in sites:
+                    found.setdefault(site, HeadThing(site, BODY_SITES[site]))
+    return tuple(found.values())
+
+
+def _leading_sites(tokens: list[str]) -> list[str]:
+    """The body sites at the start of ``tokens`` ("head" of "head result", "knee" of "left knee"), qualifiers
+    skipped."""
+    sites: list[str] = []
+    for token in tokens:
+        if token in BODY_SITES:
+            sites.append(token)
+        elif token not in _SITE_QUALIFIERS:
+            break
+    return sites
 
 
 def _contains(tokens: list[str], phrase: list[str]) -> bool:
