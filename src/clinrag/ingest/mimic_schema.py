@@ -84,11 +84,9 @@ def _c(name: str, kind: Kind, nullable: bool = False, required: bool = False) ->
 INT, F, S, T, DT, D = Kind.INT, Kind.FLOAT, Kind.STR, Kind.TEXT, Kind.DATETIME, Kind.DATE
 _STAY_KEYS = (_c("subject_id", INT, required=True), _c("hadm_id", INT, required=True))
 """The columns every table of a hospital stay starts with."""
-_ICD_TITLES = (
-    _c("icd_code", S, required=True),
-    _c("icd_version", INT, required=True),
-    _c("long_title", S, required=True),
-)
+_ICD_CODE = (_c("icd_code", S, required=True), _c("icd_version", INT, required=True))
+"""An ICD code as MIMIC writes it (no dot) and its version (9 or 10)."""
+_ICD_TITLES = (*_ICD_CODE, _c("long_title", S, required=True))
 """The columns of both ICD dictionaries (``d_icd_diagnoses``, ``d_icd_procedures``)."""
 
 PATIENTS = Table(
@@ -131,8 +129,7 @@ DIAGNOSES_ICD = Table(
     (
         *_STAY_KEYS,
         _c("seq_num", INT, required=True),
-        _c("icd_code", S, required=True),
-        _c("icd_version", INT, required=True),
+        *_ICD_CODE,
     ),
 )
 PROCEDURES_ICD = Table(
@@ -142,8 +139,7 @@ PROCEDURES_ICD = Table(
         *_STAY_KEYS,
         _c("seq_num", INT, required=True),
         _c("chartdate", D, required=True),
-        _c("icd_code", S, required=True),
-        _c("icd_version", INT, required=True),
+        *_ICD_CODE,
     ),
 )
 PRESCRIPTIONS = Table(
