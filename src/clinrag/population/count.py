@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -39,14 +39,12 @@ from clinrag.population.query import PopulationQuery, TextCriterion, ValueCriter
 from clinrag.population.results import MAX_EVIDENCE_CHARS, Cell, Count, Evidence, OrgAggregate
 from clinrag.population.sql import EXCLUSIVE_ITEMS, CompiledQuery, compile_query
 from clinrag.population.suppress import difference_refusal, shown, shown_share
-from clinrag.population.tables import DocumentClass, connect, document_classes, meta
+from clinrag.population.tables import DocumentClass, MaySee, connect, document_classes, meta, visible_classes
 from clinrag.types import Actor, Chunk, SourceKind
 
 MAX_ROWS: Final = 500
 EVIDENCE_PER_CRITERION: Final = 3
 ADMINISTRATIVE: Final = frozenset({"admission_type", "insurance"})
-
-MaySee = Callable[[DocumentClass], bool]
 
 
 def cedar_may_see(engine: PolicyEngine, actor: Actor) -> MaySee:
@@ -67,16 +65,6 @@ def cedar_may_see(engine: PolicyEngine, actor: Actor) -> MaySee:
         return engine.can_retrieve(actor, [chunk])[0].allowed
 
     return decide
-
-
-def _visible(
-    classes: Sequence[DocumentClass], allowed_depts: frozenset[str] | None, may_see: MaySee | None
-) -> list[int]:
-    return [
-        c.class_id
-        for c in classes
-        if (allowed_depts is None or c.leaf in allowed_depts) and (may_see is None or may_see(c))
-    ]
 
 
 def _text_admissions(
@@ -204,7 +192,7 @@ def count(
     given, the document classes ``may_see`` allows); see the module docstring."""
     with connect(tables_path) as connection:
         classes = document_classes(connection)
-        visible = _visible(classes, allowed_depts, may_see)
+        visible = visible_classes(classes, allowed_depts, may_see)
         unknown = unknown_terms(query, connection, visible)
         text_admissions = _text_admissions(text_matches, allowed_depts)
         missing = [c for c in query.cohort if isinstance(c, TextCriterion) and c not in text_matches]

@@ -32,11 +32,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinrag.population import vocabulary as vocab
-from clinrag.population.count import MaySee, count
+from clinrag.population.count import count
 from clinrag.population.outcome import OrgPart, PopulationOutcome
 from clinrag.population.query import PopulationQuery
 from clinrag.population.results import OrgAggregate
-from clinrag.population.tables import connect, document_classes, meta, population_path
+from clinrag.population.tables import MaySee, connect, document_classes, meta, population_path
 from clinrag.population.text import MayRead, allow_all, text_matches_of
 
 log = logging.getLogger("clinrag.population")

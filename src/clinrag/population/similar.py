@@ -35,7 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from clinrag.errors import ClinragError
-from clinrag.population.similar_sets import KINDS, CodeSets, Kind, MaySee, Unit, load_code_sets
+from clinrag.population.similar_sets import KINDS, CodeSets, Kind, Unit, load_code_sets
+from clinrag.population.tables import MaySee
 
 FloatArray = npt.NDArray[np.float64]
 MAX_RATIO: Final = 10.0

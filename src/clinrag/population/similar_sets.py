@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from clinrag.population.tables import DocumentClass, connect, document_classes, meta
+from clinrag.population.tables import MaySee, connect, document_classes, meta, visible_classes
 
 Kind = Literal["dx", "med", "proc"]
 Unit = Literal["patient", "admission"]
@@ -35,7 +35,6 @@ KIND_WORDS: Final[dict[Kind, str]] = {"dx": "diagnoses", "med": "medications", "
 
 Row = tuple[int, int, str, str]  # unit id (subject_id or hadm_id), subject_id, item key, title
 IntArray = npt.NDArray[np.int64]
-MaySee = Callable[[DocumentClass], bool]
 
 _SQL: Final[dict[Kind, str]] = {
     "dx": "SELECT DISTINCT {unit}, subject_id, CAST(version AS VARCHAR) || ':' || code, title FROM diagnoses",
@@ -123,24 +122,6 @@ def build_code_sets(unit: Unit, rows: Mapping[Kind, Iterable[Row]], org: str = "
         items[kind] = tuple(names)
         titles[kind] = tuple(titled[name] for name in names)
     return CodeSets(unit, keys, subjects, matrices, sizes, items, titles, org)
-
-
-def visible_classes(
-    classes: Sequence[DocumentClass], allowed_depts: frozenset[str] | None, may_see: MaySee | None
-) -> list[int]:
-    """The class ids the asker may retrieve, decided as counting decides them (`clinrag.population.count`):
-    ``allowed_depts`` (leaves; None: all) and, when given, ``may_see`` per class.
-
-    Example:
-        >>> c = DocumentClass(0, "A", "psych", "psych", "PSYCH", "row", "diagnoses_icd", ())
-        >>> visible_classes([c], frozenset({"medicine"}), None), visible_classes([c], None, None)
-        ([], [0])
-    """
-    return [
-        c.class_id
-        for c in classes
-        if (allowed_depts is None or c.leaf in allowed_depts) and (may_see is None or may_see(c))
-    ]
 
 
 def load_code_sets(

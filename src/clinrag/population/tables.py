@@ -31,7 +31,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -414,4 +414,26 @@ def document_classes(connection: duckdb.DuckDBPyConnection) -> list[DocumentClas
             sensitivity=tuple(s for s in (r[6] or "").split(",") if s),
         )
         for r in rows
+    ]
+
+
+MaySee = Callable[[DocumentClass], bool]
+"""Whether the asker may retrieve documents of a class (the node's policies asked once per class)."""
+
+
+def visible_classes(
+    classes: Sequence[DocumentClass], allowed_depts: frozenset[str] | None, may_see: MaySee | None
+) -> list[int]:
+    """The class ids the asker may retrieve, for counting and similarity alike: ``allowed_depts`` (leaves; None:
+    all) and, when given, ``may_see`` per class.
+
+    Example:
+        >>> c = DocumentClass(0, "A", "psych", "psych", "PSYCH", "row", "diagnoses_icd", ())
+        >>> visible_classes([c], frozenset({"medicine"}), None), visible_classes([c], None, None)
+        ([], [0])
+    """
+    return [
+        c.class_id
+        for c in classes
+        if (allowed_depts is None or c.leaf in allowed_depts) and (may_see is None or may_see(c))
     ]
