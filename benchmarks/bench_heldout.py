@@ -12,13 +12,16 @@ way, in new voices: a pharmacist's medicines reconciliation, an ED triage nurse 
 language, a case manager, a student presenting on rounds, voice-recognition dictation; ``test7`` and ``freeform6``:
 a seventh templated split and a sixth free-form set, written and committed the same way, in new voices: a junior
 doctor on call at night paged about a patient they do not know, a GP reading the discharge letter, a relative or
-patient advocate writing formally, a physiotherapist, a dietitian, a ward clerk, search-box fragments); graded
-automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain
-questions: abstained or not). Dev and test are reported side by side so the size of any over-fit shows, with
-latency p50/p95 per answerer.
+patient advocate writing formally, a physiotherapist, a dietitian, a ward clerk, search-box fragments; ``test8`` and
+``freeform7``: an eighth templated split and a seventh free-form set, written and committed the same way, in new
+voices: a records officer writing for a coroner, a complaint or a solicitor, a medical student texting in shorthand, a
+research nurse screening for a study, a pharmacist, an occupational therapist, a discharge coordinator, a chaplain,
+an interpreter, patients asking about themselves, a night nurse's handover); graded automatically (correct,
+incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain questions: abstained or not).
+Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,test2,test3,test4,test5,test6,test7] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,test2,test3,test4,test5,test6,test7,test8] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -46,6 +49,7 @@ from clinrag.evaluate.heldout import (
     build_questions_5,
     build_questions_6,
     build_questions_7,
+    build_questions_8,
     grade,
     summarise,
 )
@@ -55,6 +59,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_4,
     FREEFORM_5,
     FREEFORM_6,
+    FREEFORM_7,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -118,12 +123,14 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_4, "freeform4")
         + freeform_questions(view, FREEFORM_5, "freeform5")
         + freeform_questions(view, FREEFORM_6, "freeform6")
+        + freeform_questions(view, FREEFORM_7, "freeform7")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
         + build_questions_5(view, seed=args.seed)
         + build_questions_6(view, seed=args.seed)
         + build_questions_7(view, seed=args.seed)
+        + build_questions_8(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -182,12 +189,14 @@ def main() -> None:
                     "freeform4",
                     "freeform5",
                     "freeform6",
+                    "freeform7",
                     "test2",
                     "test3",
                     "test4",
                     "test5",
                     "test6",
                     "test7",
+                    "test8",
                 )
             },
             "generators": figures,

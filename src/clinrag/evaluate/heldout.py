@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from clinrag.evaluate.answers import rejection_questions
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
@@ -221,6 +221,10 @@ TEST7: Final = "test7"
 """The seventh blind test split (``data/heldout/test7.toml``: a junior doctor on call at night paged about a patient
 they do not know, a GP reading the discharge letter and asking the hospital, a relative or patient advocate writing
 formally), written without reading the question-reading code and committed before its first run."""
+TEST8: Final = "test8"
+"""The eighth blind test split (``data/heldout/test8.toml``: a records officer writing formally for a coroner's
+inquest, a complaint or a solicitor, a medical student texting in shorthand, a research nurse screening for a clinical
+study), written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -260,36 +264,33 @@ SPLIT_4: Final = BlindSplit.load(TEST4)
 SPLIT_5: Final = BlindSplit.load(TEST5)
 SPLIT_6: Final = BlindSplit.load(TEST6)
 SPLIT_7: Final = BlindSplit.load(TEST7)
+SPLIT_8: Final = BlindSplit.load(TEST8)
 
 
-def build_questions_2(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test2`` (:func:`build_blind_split` of :data:`SPLIT_2`)."""
-    return build_blind_split(view, SPLIT_2, seed, per_template)
+class SplitBuilder(Protocol):
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_8``)."""
+
+    def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
 
-def build_questions_3(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test3`` (:func:`build_blind_split` of :data:`SPLIT_3`)."""
-    return build_blind_split(view, SPLIT_3, seed, per_template)
+def _builder(split: BlindSplit) -> SplitBuilder:
+    """The builder of the split ``split``: :func:`build_blind_split` of it, named ``build_questions_<n>``."""
+
+    def build(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
+        return build_blind_split(view, split, seed, per_template)
+
+    build.__name__ = build.__qualname__ = f"build_questions_{split.name.removeprefix('test')}"
+    build.__doc__ = f"The split ``{split.name}`` (:func:`build_blind_split` of its data file)."
+    return build
 
 
-def build_questions_4(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test4`` (:func:`build_blind_split` of :data:`SPLIT_4`)."""
-    return build_blind_split(view, SPLIT_4, seed, per_template)
-
-
-def build_questions_5(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test5`` (:func:`build_blind_split` of :data:`SPLIT_5`)."""
-    return build_blind_split(view, SPLIT_5, seed, per_template)
-
-
-def build_questions_6(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test6`` (:func:`build_blind_split` of :data:`SPLIT_6`)."""
-    return build_blind_split(view, SPLIT_6, seed, per_template)
-
-
-def build_questions_7(view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]:
-    """The split ``test7`` (:func:`build_blind_split` of :data:`SPLIT_7`)."""
-    return build_blind_split(view, SPLIT_7, seed, per_template)
+build_questions_2: Final = _builder(SPLIT_2)
+build_questions_3: Final = _builder(SPLIT_3)
+build_questions_4: Final = _builder(SPLIT_4)
+build_questions_5: Final = _builder(SPLIT_5)
+build_questions_6: Final = _builder(SPLIT_6)
+build_questions_7: Final = _builder(SPLIT_7)
+build_questions_8: Final = _builder(SPLIT_8)
 
 
 def build_blind_split(

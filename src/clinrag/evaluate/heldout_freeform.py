@@ -22,6 +22,9 @@ Example:
     >>> sixth = [json.loads(line) for line in FREEFORM_6.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in sixth) >= 40, sum(bool(row.get("abstain")) for row in sixth) >= 10
     (True, True)
+    >>> seventh = [json.loads(line) for line in FREEFORM_7.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in seventh) >= 40, sum(bool(row.get("abstain")) for row in seventh) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -51,6 +54,11 @@ FREEFORM_6: Final = Path(__file__).with_name("data") / "freeform_questions_6.jso
 of its own (a junior doctor on call at night, a GP reading the discharge letter, a relative or patient advocate, a
 physiotherapist, a dietitian, a ward clerk, dictation through voice recognition with its mis-hearings, search-box
 fragments), written by someone who had not read the question-reading code and committed before its first run."""
+FREEFORM_7: Final = Path(__file__).with_name("data") / "freeform_questions_7.jsonl"
+"""A seventh blind set (split ``freeform7``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (a pharmacist, an occupational therapist, a discharge coordinator, a chaplain, an interpreter
+relaying a family's question, patients asking about themselves, a night nurse's handover, a coroner's officer, texts
+with typos), written by someone who had not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
