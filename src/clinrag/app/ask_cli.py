@@ -13,7 +13,7 @@ from rich.table import Table
 from clinrag.access.demo import demo_user
 from clinrag.access.login import TokenCache, get_token
 from clinrag.app.chat_service import MAX_QUESTION_CHARS
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, console, settings_for
 from clinrag.app.source_links import source_link, source_reference
 from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
@@ -50,7 +50,6 @@ def _bounds(name: str) -> tuple[int, int]:
 
 
 K_MIN, K_MAX = _bounds("sources")
-FederationOption = Annotated[Path | None, typer.Option(help="Federation file (default: federation.file setting).")]
 AsOrgOption = Annotated[str | None, typer.Option(help="The --as user's organisation (default: from the demo users).")]
 
 

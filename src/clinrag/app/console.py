@@ -1,4 +1,5 @@
-"""What every CLI command shares: the consoles, settings loading, the config option and progress reports.
+"""What every CLI command shares: the consoles, settings loading, the config and federation options, progress reports
+and the log lines of a command that serves.
 
 On a terminal, tables fit its width and progress is a live bar. Piped or redirected, output is meant to be read
 later or by a program: lines are not wrapped or cut (a wide width, unless ``COLUMNS`` says otherwise) and
@@ -7,6 +8,7 @@ progress is plain, flushed lines on stderr, at most one every few seconds per ta
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -40,12 +42,20 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="Settings file (default: $CLINRAG_CONFIG, else ./clinrag.toml if present)."),
 ]
+FederationOption = Annotated[Path | None, typer.Option(help="Federation file (default: the federation.file setting).")]
 
 
 def settings_for(config: Path | None, overrides: dict[str, Any] | None = None) -> LoadedSettings:
     """Settings from the file, environment and these command-line ``overrides`` (None values are dropped)."""
     cleaned = {group: {k: v for k, v in values.items() if v is not None} for group, values in (overrides or {}).items()}
     return load_settings(config_file=config, overrides={g: v for g, v in cleaned.items() if v})
+
+
+def server_logging() -> None:
+    """What a command that serves until Ctrl-C logs: INFO lines with their time and logger, but not httpx's line per
+    request (a node's key fetches, the root's searches), which is noise."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 class ProgressReport:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import signal
 from datetime import datetime
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from clinrag.app.console import console, settings_for
+from clinrag.app.console import console, server_logging, settings_for
 from clinrag.federation.audit import AuditLog
 from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
@@ -45,8 +44,7 @@ def serve_command(
     loaded = settings_for(settings).settings
     node_settings = load_node_config(node_config)
     node = Node.open(node_settings, embedder_from(loaded.index, loaded.paths.cache_dir), loaded.retrieve)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per key fetch is noise
+    server_logging()
     chosen = node_settings.port if port is None else port
     console.print(f"node {node_settings.org} ({node_settings.name}) on http://{node_settings.host}:{chosen}")
     # uvicorn handles SIGINT (even if inherited as ignored) and SIGTERM; a hang-up takes the same graceful path,

@@ -47,7 +47,6 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -62,7 +61,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from clinrag.app.chat_service import Caller, ChatService, Draft, Job, ServiceError, service_from_settings
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, console, server_logging, settings_for
 from clinrag.app.openai_models import (
     AssistantMessage,
     ChatCompletion,
@@ -471,9 +470,7 @@ api_app = typer.Typer(help="Serve clinrag as an OpenAI-compatible model over the
 
 @api_app.command("serve")
 def serve_command(
-    federation: Annotated[
-        Path | None, typer.Option(help="Federation file (default: the federation.file setting).")
-    ] = None,
+    federation: FederationOption = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = DEFAULT_PORT,
     config: ConfigOption = None,
@@ -489,7 +486,6 @@ def serve_command(
 
     loaded = settings_for(config).settings
     service = service_from_settings(loaded, federation)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    server_logging()
     console.print(f"OpenAI-compatible API on http://{host}:{port}/v1 — models: {', '.join(service.models)}")
     uvicorn.run(create_openai_app(service), host=host, port=port, log_level="warning")

@@ -20,8 +20,8 @@ import typer
 from rich.table import Table
 
 from clinrag.access.demo import demo_user
-from clinrag.app.ask_cli import AsOrgOption, FederationOption, _sign_in
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.ask_cli import AsOrgOption, _sign_in
+from clinrag.app.console import ConfigOption, FederationOption, console, settings_for
 from clinrag.app.exits import exit_on_error
 from clinrag.federation.root import load_federation
 from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome

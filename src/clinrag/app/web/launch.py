@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import logging
 import os
 import secrets
 from pathlib import Path
@@ -18,7 +17,7 @@ import typer
 from fastapi import FastAPI
 
 from clinrag.app.chat_service import ChatService, service_from_settings
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, console, server_logging, settings_for
 from clinrag.app.web.server import WebConfig, create_web_app
 from clinrag.app.web.signin import Provider, SignIn
 from clinrag.app.web.store import WebStore
@@ -72,9 +71,7 @@ def web_app_from_settings(settings: Settings, service: ChatService, public_url: 
 
 
 def web_command(
-    federation: Annotated[
-        Path | None, typer.Option(help="Federation file (default: the federation.file setting).")
-    ] = None,
+    federation: FederationOption = None,
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default: web.host).")] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on (default: web.port, 8300).")] = None,
     database: Annotated[
@@ -106,7 +103,6 @@ def web_command(
     service = service_from_settings(settings, federation)
     public_url = web.public_url or f"http://{web.host}:{web.port}"
     app = web_app_from_settings(settings, service, public_url)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    server_logging()
     console.print(f"clinrag web app on {public_url} — answerers: {', '.join(service.models)}")
     uvicorn.run(app, host=web.host, port=web.port, log_level="warning")
