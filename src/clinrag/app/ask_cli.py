@@ -157,15 +157,7 @@ def ask_command(
             lambda text: searcher.retrieve(text, filters, k=RECORD_PASSAGES).hits,
             literature=from_library if library else None,
         )
-        parts = searcher.last.orgs if searcher.last is not None else []
-        if as_json:
-            typer.echo(answer_json(answer, parts))
-            return
-        if stream and answer.population is None:
-            console.print("\n[dim]— verified —[/dim]")
-        print_routed(answer)
-        if parts:
-            print_organisations(parts)
+        show_answer(answer, searcher.last.orgs if searcher.last is not None else [], as_json, stream)
         return
     local = LocalCounter(node, loaded.aggregates.min_cell)
     counter: PopulationCounter | None = local
@@ -200,12 +192,20 @@ def ask_command(
         (lambda: answer_experience(question, experience, local_answer)) if experience else None,
         local_lookup,
     )
+    show_answer(answer, [], as_json, stream)
+
+
+def show_answer(answer: RoutedAnswer, orgs: Sequence[OrgResult], as_json: bool, stream: bool) -> None:
+    """``clinrag ask``'s output: the answer as JSON (`answer_json`), or after a streamed draft a rule, then the answer
+    (`print_routed`) and each organisation's part when the federation answered (`print_organisations`)."""
     if as_json:
-        typer.echo(answer_json(answer))
+        typer.echo(answer_json(answer, orgs))
         return
     if stream and answer.population is None:
         console.print("\n[dim]— verified —[/dim]")
     print_routed(answer)
+    if orgs:
+        print_organisations(orgs)
 
 
 def print_routed(answer: RoutedAnswer) -> None:
