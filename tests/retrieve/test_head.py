@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 from clinrag.retrieve import head
-from clinrag.retrieve.head import asks_for_kind_only, examined_sites, head_named, head_things
+from clinrag.retrieve.head import asked_drugs, asks_for_kind_only, examined_sites, head_named, head_things
 from clinrag.retrieve.query import understand
 from clinrag.retrieve.word_forms import forms_mentioned, same_word
 
@@ -103,6 +103,17 @@ def test_a_study_named_with_a_body_site_needs_both(question: str, names: list[st
     if found:  # a CT of the abdomen does not answer a question about a CT of the head
         assert head_named(found, frozenset({"ct", "mri", "x-ray", "head", "spine", "knee"}))
         assert not head_named(found, frozenset({"ct", "mri", "x-ray", "abdomen", "pelvis"}))
+
+
+def test_a_drug_class_asked_for_is_the_head_and_the_rest_says_why() -> None:
+    question = "Loretta Cox 52F MDD - which SSRI?"
+    understanding = understand(question)
+    assert [thing.word for thing in head_things(question, understanding, ["Loretta Cox"])] == ["antidepressant"]
+    asked = asked_drugs(question, understanding, ["Loretta Cox"])
+    assert "ssri" in asked
+    assert "mdd" not in asked
+    kidney = "what kidney operation did Michele Berg have"  # a procedure group is no drug
+    assert asked_drugs(kidney, understand(kidney), ["Michele Berg"]) == frozenset()
 
 
 def test_docstring_examples_run() -> None:

@@ -113,3 +113,15 @@ def test_a_statement_says_why_and_the_question_what_is_asked(question: str, kind
 
 def test_who_asks_and_how_they_were_reached_are_not_things() -> None:
     assert not any(is_thing(word) for word in ("bleeped", "paged", "physio", "dietitian", "pharmacist"))
+
+
+def test_who_the_patient_is_and_asking_verbs_are_no_things_but_clinical_acronyms_are() -> None:
+    assert not any(is_thing(word) for word in ("35f", "80m", "25yo", "67yom", "confirm", "regarding"))
+    assert all(is_thing(word) for word in ("ect", "peg", "pci", "pe"))
+
+
+def test_a_complaints_officer_asks_no_presenting_complaint() -> None:
+    from clinrag.retrieve.intent import fact_kind
+
+    assert fact_kind("Complaints officer: was Tina Roy's urinary retention documented?") is None
+    assert fact_kind("What did Tina Roy complain of?") == "presentation"

@@ -28,6 +28,7 @@ def test_docstring_examples_run() -> None:
         ("prior admits - Ada Stone", "admissions_summary"),
         ("discharge rx list for Ada Stone", "discharge_medications"),
         ("What was Ada Stone taken to theatre for?", "procedure"),
+        ("pt Ada Stone 25yo - what was she d/c'd on?", "discharge_medications"),
     ],
 )
 def test_shorthand_names_the_kind_of_fact_and_no_thing(question: str, kind: str) -> None:

@@ -51,7 +51,14 @@ from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import mentioned
-from clinrag.retrieve.head import asked_attributes, asks_for_kind_only, examined_sites, head_named, head_things
+from clinrag.retrieve.head import (
+    asked_attributes,
+    asked_drugs,
+    asks_for_kind_only,
+    examined_sites,
+    head_named,
+    head_things,
+)
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
@@ -219,6 +226,8 @@ class Answerer:
             understanding = _as_context(understanding)
         elif attributes := asked_attributes(cleaned, understanding, filtering):  # "which sickness": what is asked
             understanding = _as_context(understanding, attributes)
+        elif drugs_asked := asked_drugs(cleaned, understanding, filtering):  # "52F MDD - which SSRI?": the SSRI
+            understanding = _as_context(understanding, understanding.things - drugs_asked)
         terms = question_terms(understanding, filtering)
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if _asks_for_nothing(understanding, named, filters):

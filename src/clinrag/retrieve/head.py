@@ -104,7 +104,13 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     kept = blanked(question, [*cue_spans(question), *anchor_spans(question)])
     run: list[str] = []
     run_end = 0
-    for match in _WORD.finditer(kept):
+    words = list(_WORD.finditer(kept))
+    for index, match in enumerate(words):  # "52F MDD - which SSRI?": the class asked for is the head
+        tokens = [token for token in tokenize(match.group()) if token in things]
+        if tokens and _ASKED_ATTRIBUTE.search(kept[: match.start()]) and _names_class_or_drug(tokens):
+            words = words[index:]
+            break
+    for match in words:
         tokens = [token for token in tokenize(match.group()) if token in things]
         adjacent = bool(run) and not kept[run_end : match.start()].strip()
         if run and not adjacent:
@@ -191,6 +197,33 @@ def asked_attributes(question: str, understanding: QueryUnderstanding, names: It
     return frozenset(found)
 
 
+def asked_drugs(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
+    """The drugs and drug classes ``question`` names right after a question word ("which SSRI", "what
+    antibiotic"), with the words of their expansions and the drug classes the question names: what is asked for, where
+    the question's other things ("52F MDD - which SSRI?") only say why.
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> q = "Loretta Cox 52F MDD - which SSRI?"
+        >>> sorted(asked_drugs(q, understand(q), ["Loretta Cox"]))[:3]
+        ['antidepressant', 'inhibitor', 'reuptake']
+    """
+    named = _name_tokens(names)
+    things = understanding.things - named
+    asked: set[str] = set()
+    for match in _WORD.finditer(question):
+        tokens = [token for token in tokenize(match.group()) if token in things]
+        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]) and _names_drug_or_drug_class(tokens):
+            asked.update(tokens)
+    if not asked:
+        return frozenset()
+    for found, meaning in understanding.expansions:
+        written, added = set(tokenize(found)), set(tokenize(meaning))
+        if (written | added) & asked and len(added) < 8:  # a class's member list is no expansion of a word
+            asked |= written | added
+    return frozenset(asked | (set(understanding.classes) & _drug_classes())) & things
+
+
 def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
     """Whether a record that mentions ``mentioned`` names every thing of ``head`` (in one of its forms).
 
@@ -253,6 +286,26 @@ def _contains(tokens: list[str], phrase: list[str]) -> bool:
 
 def _names_class_or_drug(tokens: list[str]) -> bool:
     return any(is_drug_name(token) for token in tokens) or bool(set(tokens) & _class_asked_words())
+
+
+def _names_drug_or_drug_class(tokens: list[str]) -> bool:
+    return any(is_drug_name(token) for token in tokens) or bool(set(tokens) & _drug_class_asked_words())
+
+
+@functools.cache
+def _drug_classes() -> frozenset[str]:
+    return frozenset(item.name for item in vocabulary().classes if item.kind == "drug")
+
+
+@functools.cache
+def _drug_class_asked_words() -> frozenset[str]:
+    return frozenset(
+        token
+        for item in vocabulary().classes
+        if item.kind == "drug"
+        for phrase in (item.name, *item.asked)
+        for token in tokenize(phrase)
+    )
 
 
 def _name_tokens(names: Iterable[str]) -> set[str]:

@@ -95,7 +95,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"(?:come|came) (?:in ?)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
-        r"|complain\w*|on arrival"
+        r"|complain\w*\b(?!\s+(?:officers?|team|department|dept|manager|handler|procedure|process|desk|office))"
+        r"|on arrival"
         r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?|problem)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"

@@ -69,7 +69,7 @@ _KIND_WORDS_TEXT = """
     independently independent whom cigarette cigarettes cigaret cigarets cigar cigars sensitivity sensitivities
     sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad
     chronological chronologically enumerate sequence shouldn couldn wouldn didn doesn isn wasn weren hasn haven
-    hadn aren
+    hadn aren confirm confirmed confirming regarding concerning
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
@@ -198,13 +198,23 @@ def is_thing(token: str) -> bool:
     """
     if token in KIND_WORDS or token in CARE_SETTING_WORDS or token in ASKER_WORDS or not re.search("[a-z]", token):
         return False
-    if looks_like_drug(token):
+    if _AGE_AND_SEX.fullmatch(token):
+        return False
+    if token in ACRONYM_THINGS or looks_like_drug(token):
         return True
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
         return False
     return frequency < RARE_ZIPF or (token in clinical_words() and frequency < COMMON_ZIPF)
 
+
+_AGE_AND_SEX: Final = re.compile(r"\d+(?:yo|y|yr|yrs|yof|yom|m|f|mo|mos|wk|wks|d)")
+"""How a clinician writes who the patient is ("35F", "80M", "25yo"): a description, never a thing to find."""
+ACRONYM_THINGS: Final = frozenset(
+    {"ect", "peg", "tee", "pci", "cbc", "pe", "bun", "ast", "alt", "alp", "lp", "ivf", "ecmo", "hd", "cabg"}
+)
+"""Clinical acronyms that are also frequent English strings ("ECT", "PEG", "PCI", "PE"): things, whatever their
+frequency in English says."""
 
 _LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
 _MISSPELLING_MIN_LENGTH: Final = 5
