@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clinrag.evaluate.heldout import SPLIT_6
+from clinrag.evaluate.heldout import SPLIT_6, SPLIT_7
 from clinrag.evaluate.heldout_questions import FAMILIES
 from clinrag.evaluate.heldout_questions_2 import FAMILIES_2
 from clinrag.evaluate.heldout_questions_3 import FAMILIES_3
@@ -46,7 +46,7 @@ def _without_patient(template: str) -> str:
 
 def test_the_seen_wordings_are_every_run_split() -> None:
     examples = {" ".join(text.split()).casefold() for kind in kind_examples() for text in kind.examples}
-    seen = [FAMILIES, FAMILIES_2, FAMILIES_3, FAMILIES_4, FAMILIES_5, SPLIT_6.families]
+    seen = [FAMILIES, FAMILIES_2, FAMILIES_3, FAMILIES_4, FAMILIES_5, SPLIT_6.families, SPLIT_7.families]
     assert all(any(_without_patient(t) in examples for ts in f["allergy"].values() for t in ts) for f in seen)
 
 
@@ -128,6 +128,7 @@ def test_words_around_a_kind_a_section_answers_become_context(embedder: OnnxMini
     [
         "was he started on a new antidepressant?",  # a class of drugs: never context of a reading by meaning
         "did he get any hydroxychloroquine?",
+        "Daryl Zamora did he have chemo?",  # a treatment too: it reads near allergy questions
     ],
 )
 def test_a_drug_named_keeps_a_question_from_a_kind_read_by_meaning(embedder: OnnxMiniLmEmbedder, question: str) -> None:

@@ -125,3 +125,11 @@ def test_a_complaints_officer_asks_no_presenting_complaint() -> None:
 
     assert fact_kind("Complaints officer: was Tina Roy's urinary retention documented?") is None
     assert fact_kind("What did Tina Roy complain of?") == "presentation"
+
+
+def test_treatments_in_everyday_words_are_things_and_stay_what_is_asked() -> None:
+    from clinrag.retrieve.vocabulary import is_procedure_word
+
+    assert all(is_thing(word) for word in ("chemo", "biopsy", "stent", "crutches", "drain"))
+    assert all(is_procedure_word(word) for word in ("chemo", "resection", "transfusion", "stoma"))
+    assert not any(is_procedure_word(word) for word in ("asthma", "anemia", "allergy"))

@@ -98,6 +98,15 @@ _DRUG_WORDS_TEXT: Final = """
     januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort lithium
     methotrexate tacrolimus phenytoin clozapine amiodarone morphine oxycodone acetaminophen ibuprofen naloxone
 """
+_TREATMENT_WORDS_TEXT: Final = """
+    chemo biopsy biopsies drain drains drained stent stents sling brace crutches staples stitches plaster injection
+    injections infusion infusions rehab rehabilitation cpr chemotherapy radiotherapy transfusion transfused
+    colostomy ileostomy stoma ostomy intubation intubated ventilation ventilated dialysis catheter catheterisation
+    catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion
+"""
+TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split())
+"""Treatments, devices and procedures in everyday words ("chemo", "a biopsy", "a drain", "crutches") that no ICD
+title spells and English knows too well to count as jargon."""
 _QUESTION_WORDS_TEXT = "with what when where which whom whose does have were from about after before during"
 _CORRECTION_TARGETS: Final = frozenset(
     word for word in (_KIND_WORDS_TEXT + _QUESTION_WORDS_TEXT).split() if len(word) >= 4
@@ -118,7 +127,8 @@ _WORD: Final = re.compile(r"[A-Za-z][A-Za-z'’]*[A-Za-z]|[A-Za-z]")  # "folow-u
 @functools.cache
 def clinical_words() -> frozenset[str]:
     """Words that name clinical things: ICD-10-CM/PCS title words (less the titles' own function words), the
-    spelled-out meanings of the clinical abbreviations, and :data:`DRUG_WORDS`. Built once per process (~0.7 s)."""
+    spelled-out meanings of the clinical abbreviations, :data:`DRUG_WORDS` and :data:`TREATMENT_WORDS`. Built once
+    per process (~0.7 s)."""
     from clinrag.ingest.synthetic.icd import diagnosis_titles, procedure_titles
 
     frequency: Counter[str] = Counter()
@@ -126,7 +136,29 @@ def clinical_words() -> frozenset[str]:
         frequency.update(set(tokenize(title)))
     words = {word for word, count in frequency.items() if count <= TITLE_FUNCTION_DF and word.isalpha()}
     words.update(token for meaning in PREFERRED_EXPANSIONS.values() for token in tokenize(meaning))
-    return frozenset(words | DRUG_WORDS) - KIND_WORDS
+    return frozenset(words | DRUG_WORDS | TREATMENT_WORDS) - KIND_WORDS
+
+
+@functools.cache
+def procedure_words() -> frozenset[str]:
+    """Words that name a treatment or procedure: those of ICD-10-PCS titles that no ICD-10-CM diagnosis title
+    holds ("resection", "bypass", "drainage"), :data:`TREATMENT_WORDS` and the procedures among
+    :data:`ACRONYM_THINGS`, less the kind words."""
+    from clinrag.ingest.synthetic.icd import diagnosis_titles, procedure_titles
+
+    diagnosis = {token for title in diagnosis_titles().values() for token in tokenize(title)}
+    procedure = {token for title in procedure_titles().values() for token in tokenize(title)}
+    return frozenset((procedure - diagnosis) | TREATMENT_WORDS | ACRONYM_PROCEDURES) - KIND_WORDS
+
+
+def is_procedure_word(token: str) -> bool:
+    """Whether a (lower-case, BM25-folded) token names a treatment or procedure rather than a condition.
+
+    Example:
+        >>> is_procedure_word("chemo"), is_procedure_word("resection"), is_procedure_word("asthma")
+        (True, True, False)
+    """
+    return token in procedure_words()
 
 
 @functools.cache
@@ -200,7 +232,7 @@ def is_thing(token: str) -> bool:
         return False
     if _AGE_AND_SEX.fullmatch(token):
         return False
-    if token in ACRONYM_THINGS or looks_like_drug(token):
+    if token in ACRONYM_THINGS or token in TREATMENT_WORDS or looks_like_drug(token):
         return True
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
@@ -215,6 +247,8 @@ ACRONYM_THINGS: Final = frozenset(
 )
 """Clinical acronyms that are also frequent English strings ("ECT", "PEG", "PCI", "PE"): things, whatever their
 frequency in English says."""
+ACRONYM_PROCEDURES: Final = frozenset({"ect", "peg", "tee", "pci", "lp", "hd", "ecmo", "cabg"})
+"""The treatments and procedures among :data:`ACRONYM_THINGS`."""
 
 _LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
 _MISSPELLING_MIN_LENGTH: Final = 5
