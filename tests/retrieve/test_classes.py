@@ -147,3 +147,15 @@ def test_general_result_words_name_no_study(question: str) -> None:
 )
 def test_a_class_named_inside_a_longer_class_name_is_not_asked(question: str, names: list[str]) -> None:
     assert sorted(found.name for found in asked_classes(question)) == sorted(names)
+
+
+def test_cancer_and_culture_are_classes_a_record_must_name() -> None:
+    from clinrag.retrieve.classes import mentioned
+    from clinrag.retrieve.query import understand
+
+    assert "cancer" in understand("Has Ada Stone had cancer?").things
+    assert "cancer" in mentioned("Malignant neoplasm of right kidney, except renal pelvis")
+    assert "culture" in understand("blood cultures for Ada Stone - what grew?").things
+    assert "culture" not in mentioned("BLOOD WBC-14.7 RBC-3.80 Hgb-9.6")
+    assert "transfusion" in mentioned("transfusion was not required")
+    assert "transfusion" not in mentioned("Hgb-9.7 Hct-39.0")

@@ -25,7 +25,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from clinrag.generate.citations import (
     Verification,
@@ -217,6 +217,8 @@ class Answerer:
         quarantined = asked.quarantined + sum(found.quarantined for found in cleaned_texts.values())
         texts = {number: found.text for number, found in cleaned_texts.items() if found.text}
         understanding = retrieval.understanding
+        if not _asks_about_family(cleaned, understanding):  # a sister's cancer is no answer about the patient
+            texts = {n: text for n, text in texts.items() if sources[n - 1].chunk.section != FAMILY_HISTORY}
         names = [m.text for m in retrieval.resolution.mentions] if retrieval.resolution is not None else []
         given = [source.chunk.patient_name or "" for source in sources if source.number in texts]
         if retrieval.resolution is None:  # no registry read the question here (a federation's root)
@@ -593,6 +595,27 @@ def _as_context(understanding: QueryUnderstanding, words: frozenset[str] | None 
     return dataclasses.replace(
         understanding, things=understanding.things - aside, context=understanding.context | aside
     )
+
+
+FAMILY_HISTORY: Final = "Family History"
+_FAMILY: Final = re.compile(
+    r"\b(?:famil(?:y|ial)|relatives?|mother|father|mum|mom|dad|parents?|sisters?|brothers?|siblings?|"
+    r"grand(?:mother|father|parents?)|aunts?|uncles?|hereditary|inherited|genetic)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_about_family(question: str, understanding: QueryUnderstanding) -> bool:
+    """Whether ``question`` asks about the patient's relatives: the family history answers nothing else ("has he had
+    cancer?" is not answered by "Sister with breast cancer").
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> question = "Has Ada Stone had cancer?"
+        >>> _asks_about_family(question, understand(question))
+        False
+    """
+    return FAMILY_HISTORY in understanding.sections or _FAMILY.search(question) is not None
 
 
 def _listing(terms: frozenset[str], most: int = 6) -> str:

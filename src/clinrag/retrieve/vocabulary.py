@@ -83,9 +83,11 @@ ASKER_WORDS: Final = frozenset(
     {
         "bleep", "bleeped", "bleeping", "bleeper", "paged", "pager",
         "physio", "physiotherapist", "dietitian", "dietician", "pharmacist", "coder", "registrar", "locum",
+        "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
     }
 )  # fmt: skip
-"""Who asks and how they were reached ("Physio here -", "bleeped overnight re …"): never a thing to find."""
+"""Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
+exclusion criteria?"): never a thing to find."""
 
 _DRUG_WORDS_TEXT: Final = """
     coumadin warfarin lasix eliquis xarelto pradaxa plavix lipitor zocor crestor norvasc toprol lopressor coreg
