@@ -133,3 +133,11 @@ def test_treatments_in_everyday_words_are_things_and_stay_what_is_asked() -> Non
     assert all(is_thing(word) for word in ("chemo", "biopsy", "stent", "crutches", "drain"))
     assert all(is_procedure_word(word) for word in ("chemo", "resection", "transfusion", "stoma"))
     assert not any(is_procedure_word(word) for word in ("asthma", "anemia", "allergy"))
+
+
+def test_why_someone_was_in_hospital_the_last_time_asks_the_latest_presentation() -> None:
+    from clinrag.retrieve.query import understand
+
+    found = understand("the family asks why he was in hospital the last time")
+    assert found.fact_kind == "presentation"
+    assert found.latest_admission

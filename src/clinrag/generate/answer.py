@@ -605,6 +605,16 @@ _FAMILY: Final = re.compile(
 )
 
 
+_FAMILY_ASKING: Final = re.compile(
+    r"\b(?:(?:for|of|from|on behalf of|with) (?:the|his|her|their|a|my) family(?: members?)?"
+    r"|(?:the|his|her|their|my) family (?:asks?|asked|asking|wants?|would like|is|are|wonders?|wondering)"
+    r"|(?:his|her|their) (?:mother|father|mum|mom|dad|son|daughter|sister|brother|parents?)"
+    r" (?:asks?|asked|is asking|wants?))\b",
+    re.IGNORECASE,
+)
+"""The family as the asker ("interpreting for the family of …", "her daughter asks …"), not as what is asked."""
+
+
 def _asks_about_family(question: str, understanding: QueryUnderstanding) -> bool:
     """Whether ``question`` asks about the patient's relatives: the family history answers nothing else ("has he had
     cancer?" is not answered by "Sister with breast cancer").
@@ -614,8 +624,11 @@ def _asks_about_family(question: str, understanding: QueryUnderstanding) -> bool
         >>> question = "Has Ada Stone had cancer?"
         >>> _asks_about_family(question, understand(question))
         False
+        >>> question = "Interpreter for the family of Ada Stone: why was she in hospital?"
+        >>> _asks_about_family(question, understand(question))
+        False
     """
-    return FAMILY_HISTORY in understanding.sections or _FAMILY.search(question) is not None
+    return FAMILY_HISTORY in understanding.sections or _FAMILY.search(_FAMILY_ASKING.sub(" ", question)) is not None
 
 
 def _listing(terms: frozenset[str], most: int = 6) -> str:

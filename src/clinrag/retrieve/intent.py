@@ -100,6 +100,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?|problem)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
+        r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
         r"|(?:reason for )?presentation",
         ("Chief Complaint", "History of Present Illness"),
     ),

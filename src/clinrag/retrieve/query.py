@@ -455,7 +455,8 @@ _LATEST_WORD = r"(?:last|latest|most\s+recent|current)"
 _FIRST_WORD = r"(?:first|initial|earliest)"
 _LATEST_ADMISSION = re.compile(
     rf"\b{_LATEST_WORD}(?:\s+(?:and|or|vs\.?|versus)\s+(?:the\s+)?{_FIRST_WORD})?\s+{_ENCOUNTER}\b"
-    r"|\b(?:last|most\s+recently)\s+(?:admitted|hospitali[sz]ed|discharged)\b",
+    r"|\b(?:last|most\s+recently)\s+(?:admitted|hospitali[sz]ed|discharged)\b"
+    r"|\b(?:in|into)\s+(?:the\s+)?hospital\s+(?:the\s+)?(?:last|latest|most\s+recent)\s+time\b",
     re.IGNORECASE,
 )
 _FIRST_ADMISSION = re.compile(
