@@ -118,3 +118,10 @@ def test_a_drug_class_asked_for_is_the_head_and_the_rest_says_why() -> None:
 
 def test_docstring_examples_run() -> None:
     assert doctest.testmod(head).failed == 0
+
+
+def test_a_clause_pointing_back_at_a_thing_asks_for_it() -> None:
+    question = "A previous kidney transplant is an exclusion criterion; when did Ada Stone have it, any complications?"
+    assert not asks_for_kind_only(question, understand(question), ["Ada Stone"])
+    question = "paged re wound ooze on Ada Stone - which operation did they have this admission?"
+    assert asks_for_kind_only(question, understand(question), ["Ada Stone"])

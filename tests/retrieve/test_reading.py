@@ -66,10 +66,11 @@ def test_common_verbs_are_not_things_but_jargon_and_drugs_are() -> None:
     assert all(is_thing(word) for word in ("anemia", "stroke", "warfarin", "apixaban", "cholecystectomy"))
 
 
-def test_spelling_is_corrected_only_for_lower_case_words_near_a_kind_word() -> None:
+def test_spelling_is_corrected_only_for_lower_case_words_near_a_kind_or_long_clinical_word() -> None:
     assert correct_spelling("what medicatons is she on")[0] == "what medications is she on"
     assert correct_spelling("Is Alergic allergic?")[1] == ()  # capitalised: maybe a name, never changed
-    assert correct_spelling("any pnuemonia?")[1] == ()  # a clinical misspelling is not a kind word
+    assert correct_spelling("any pnuemonia?")[0] == "any pneumonia?"  # the one clinical word one typo away
+    assert correct_spelling("any apixabam?")[1] == ()  # a drug's name is never guessed
     found = understand("is she alergic")
     assert found.sections == ("Allergies",)
     assert found.lexical_text.startswith("is she alergic")  # the words as written stay
@@ -141,3 +142,28 @@ def test_why_someone_was_in_hospital_the_last_time_asks_the_latest_presentation(
     found = understand("the family asks why he was in hospital the last time")
     assert found.fact_kind == "presentation"
     assert found.latest_admission
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("The family of Ada Stone have raised a formal complaint; did any complication arise?", "complication"),
+        ("The complaint submitted on behalf of Ada Stone concerns her care; which operation was done?", "procedure"),
+        ("ada stone dec 2018 admit - presntng complaint?", "presentation"),
+        ("Pack-year history of Stone, Ada for the screening log, please.", "social"),
+        ("For the background section of the report, with whom did Stone, Ada live?", "social"),
+        ("what did the doctors find was wrong with Ada Stone?", "diagnosis"),
+        ("Chaplain: how many times has Ada Stone stayed with us?", "admissions_summary"),
+        ("on which dates was Ada Stone admitted to this hospital?", "admissions_summary"),
+    ],
+)
+def test_records_officers_and_relatives_wordings_ask_their_kind(question: str, kind: str) -> None:
+    from clinrag.retrieve.intent import fact_kind
+
+    assert fact_kind(question) == kind
+
+
+def test_a_long_clinical_word_one_typo_away_is_read_as_that_word_but_a_british_spelling_is_kept() -> None:
+    assert correct_spelling("any wound infecton after?")[0] == "any wound infection after?"
+    assert correct_spelling("the anaesthetic pre-assessment")[1] == ()
+    assert is_thing("bunion")  # one letter from "union", but typists rarely miss the first letter

@@ -50,7 +50,7 @@ from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import mentioned
+from clinrag.retrieve.classes import mentioned, names_topic, topic_names
 from clinrag.retrieve.head import (
     asked_attributes,
     asked_drugs,
@@ -309,6 +309,11 @@ class Answerer:
                 reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
+        topics = topic_names(understanding.classes)
+        if topics and not any(names_topic(sentence.text, topics) for sentence in supported):
+            # "is he a smoker?" is not answered by where he lives, however well cited
+            reason = f"No accessible record says anything about {' or '.join(topics)}."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         kept, labels = in_parts(kept, {source.number: source.chunk.source_kind.value for source in sources})
         return Answer(
             question=question,

@@ -279,3 +279,29 @@ def member_words(name: str) -> tuple[str, ...]:
         if item.name == name:
             return item.members
     return ()
+
+
+def names_topic(text: str, topics: Iterable[str]) -> bool:
+    """Whether ``text`` names a member of one of the topic classes ``topics`` (the names of ``kind = "topic"``
+    classes; other names are ignored): an answer to "is he a smoker?" must say something about tobacco.
+
+    Example:
+        >>> names_topic("Tobacco: Never smoker.", ["tobacco use"]), names_topic("Lives alone.", ["tobacco use"])
+        (True, False)
+    """
+    wanted = {name for name in topics if name in _topic_patterns()}
+    return any(_topic_patterns()[name].search(text) for name in wanted)
+
+
+def topic_names(names: Iterable[str]) -> tuple[str, ...]:
+    """The topic classes among the class ``names`` (``tobacco use``, ``alcohol use``, ``living situation``)."""
+    return tuple(name for name in names if name in _topic_patterns())
+
+
+@functools.cache
+def _topic_patterns() -> dict[str, re.Pattern[str]]:
+    return {
+        item.name: re.compile(r"\b(?:" + "|".join(re.escape(member) for member in item.members) + ")", re.IGNORECASE)
+        for item in vocabulary().classes
+        if item.kind == "topic"
+    }

@@ -58,6 +58,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"diagnos\w*|found to have|what (?:was|is) wrong|the matter with|(?:main|principal) problem"
+        r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) wrong"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease)"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
@@ -82,6 +83,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
+        r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
@@ -95,7 +97,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"(?:come|came) (?:in ?)?to (?:the )?hospital|brought .{0,25}\b(?:in|to (?:the )?(?:hospital|ed|er|emergency))"
-        r"|complain\w*\b(?!\s+(?:officers?|team|department|dept|manager|handler|procedure|process|desk|office))"
+        r"|complain(?:s|ed|ing)?\b"
+        r"|(?<!formal )(?<!official )(?<!written )(?<!raised a )(?<!made a )(?<!lodged a )(?<!filed a )complaints?\b"
+        r"(?!\s+(?:submitted|raised|made|lodged|filed|about|regarding|concerning|officers?|team|department|dept"
+        r"|manager|handler|procedure|process|letter|desk|office))"
         r"|on arrival"
         r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?|problem)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
@@ -105,7 +110,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
-        r"history of|past medical|medical history|background|long[- ]term|chronic|comorbid\w*|pre-?existing",
+        r"history of|past medical|medical history|background(?!\s+(?:section|information|info|reading|check|to|for))"
+        r"|long[- ]term|chronic|comorbid\w*|pre-?existing",
         ("Past Medical History",),
     ),
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
@@ -158,7 +164,9 @@ _OVER_TIME = (
 _SUMMARY = re.compile(
     rf"\b(?:{_OVER_TIME})\b.{{0,60}}\b(?:{_STAYS})\b|\b(?:{_STAYS})\b.{{0,40}}\b(?:{_OVER_TIME})\b"
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
-    r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital)\b|\badmission history\b"
+    r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
+    r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\bwhen (?:did )?(?:each|every) (?:stay|admission) (?:start|begin|began)"
     r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
     r"|in the past|ever|before now|previously)\b",
     re.IGNORECASE,

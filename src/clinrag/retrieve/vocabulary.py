@@ -69,7 +69,7 @@ _KIND_WORDS_TEXT = """
     independently independent whom cigarette cigarettes cigaret cigarets cigar cigars sensitivity sensitivities
     sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad
     chronological chronologically enumerate sequence shouldn couldn wouldn didn doesn isn wasn weren hasn haven
-    hadn aren confirm confirmed confirming regarding concerning
+    hadn aren confirm confirmed confirming regarding concerning behalf
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
@@ -259,11 +259,12 @@ _MISSPELLING_MIN_LENGTH: Final = 5
 @functools.cache
 def misspelt_plain_word(token: str) -> str | None:
     """The common plain English word (Zipf ≥ :data:`COMMON_ZIPF`, not a clinical title word, no drug) that an
-    unknown ``token`` is one edit away from, if any: a typo of a word that names no clinical thing.
+    unknown ``token`` is one edit away from, its first letter kept, if any: a typo of a word that names no clinical
+    thing.
 
     Example:
-        >>> misspelt_plain_word("actualy"), misspelt_plain_word("diabetis")
-        ('actually', None)
+        >>> misspelt_plain_word("actualy"), misspelt_plain_word("diabetis"), misspelt_plain_word("bunion")
+        ('actually', None, None)
     """
     if len(token) < _MISSPELLING_MIN_LENGTH or not token.isalpha() or token in drug_names():
         return None
@@ -273,7 +274,8 @@ def misspelt_plain_word(token: str) -> str | None:
     edits |= {left + letter + right[1:] for left, right in splits if right for letter in _LETTERS}
     edits |= {left + letter + right for left, right in splits for letter in _LETTERS}
     common = _common_plain_words()
-    plain = [(common[word], word) for word in edits - {token} if word in common]
+    # typists rarely miss the first letter: "bunion" is no "union", "actualy" is "actually"
+    plain = [(common[word], word) for word in edits - {token} if word in common and word[0] == token[0]]
     return max(plain)[1] if plain else None
 
 
@@ -300,6 +302,38 @@ def _deletions() -> dict[str, frozenset[str]]:
         for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
             index.setdefault(variant, set()).add(word)
     return {variant: frozenset(words) for variant, words in index.items()}
+
+
+_CLINICAL_TYPO_MIN_LENGTH: Final = 7
+"""Shorter unknown words are left alone: too many clinical words lie one edit from a short one."""
+
+
+@functools.cache
+def _clinical_deletions() -> dict[str, frozenset[str]]:
+    """Every clinical word of :data:`_CLINICAL_TYPO_MIN_LENGTH` letters or more with one letter deleted, mapped to
+    the words it came from (symmetric-delete index, built once per process)."""
+    index: dict[str, set[str]] = {}
+    for word in clinical_words() | TREATMENT_WORDS:
+        if len(word) >= _CLINICAL_TYPO_MIN_LENGTH - 1 and word.isalpha():
+            for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
+                index.setdefault(variant, set()).add(word)
+    return {variant: frozenset(words) for variant, words in index.items()}
+
+
+def _nearest_clinical_word(word: str) -> str | None:
+    """The one clinical word within a single edit of an unknown ``word`` of seven letters or more, its first letter
+    kept ("infecton" → "infection"), if exactly one; never a drug's name."""
+    if len(word) < _CLINICAL_TYPO_MIN_LENGTH or looks_like_drug(word):
+        return None
+    found: set[str] = set()
+    for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
+        found |= _clinical_deletions().get(variant, frozenset())
+    found = {candidate for candidate in found if candidate[0] == word[0] and _one_edit(word, candidate)}
+    if len(found) != 1:
+        return None
+    nearest = found.pop()
+    american = word.replace("ae", "e").replace("oe", "e")
+    return None if american == nearest else nearest  # "anaesthetic" is a spelling, not a typo
 
 
 def _nearest_kind_word(word: str) -> str | None:
@@ -329,7 +363,8 @@ def _one_edit(first: str, second: str) -> bool:
 def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """``text`` with misspelt kind words corrected, and the ``(written, read as)`` pairs. Only lower-case words
     (and a capitalised first word) of four letters or more that English does not know and no clinical vocabulary
-    holds are corrected, and only to a kind word one edit away, so names and clinical terms are never changed.
+    holds are corrected, and only to a kind word one edit away (or, for words of seven letters or more, to the one
+    clinical word one edit away, first letter kept: "infecton"), so names and clinical terms are never changed.
 
     Example:
         >>> correct_spelling("what medicatons was she sent home on")
@@ -345,7 +380,7 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             return word  # capitalised mid-sentence: maybe a name
         if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or zipf(lowered) > 0.0:
             return word
-        nearest = _nearest_kind_word(lowered)
+        nearest = _nearest_kind_word(lowered) or _nearest_clinical_word(lowered)
         if nearest is None:
             return word
         corrections.append((word, nearest))
