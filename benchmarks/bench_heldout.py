@@ -16,12 +16,16 @@ patient advocate writing formally, a physiotherapist, a dietitian, a ward clerk,
 ``freeform7``: an eighth templated split and a seventh free-form set, written and committed the same way, in new
 voices: a records officer writing for a coroner, a complaint or a solicitor, a medical student texting in shorthand, a
 research nurse screening for a study, a pharmacist, an occupational therapist, a discharge coordinator, a chaplain,
-an interpreter, patients asking about themselves, a night nurse's handover); graded automatically (correct,
+an interpreter, patients asking about themselves, a night nurse's handover; ``test9`` and ``freeform8``: a ninth
+templated split and an eighth free-form set, written and committed the same way, in new voices: a hospital-at-home
+or virtual-ward nurse phoning in, an insurance or occupational-health assessor, a patient's adult child writing an
+anxious email, a speech and language therapist, a care-home manager, a paramedic crew, a clinical coder, a medical
+secretary, a GP trainee, a student nurse, run-on sentences without punctuation); graded automatically (correct,
 incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,test2,test3,test4,test5,test6,test7,test8] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,test2,test3,test4,test5,test6,test7,test8,test9] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -50,6 +54,7 @@ from clinrag.evaluate.heldout import (
     build_questions_6,
     build_questions_7,
     build_questions_8,
+    build_questions_9,
     grade,
     summarise,
 )
@@ -60,6 +65,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_5,
     FREEFORM_6,
     FREEFORM_7,
+    FREEFORM_8,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -124,6 +130,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_5, "freeform5")
         + freeform_questions(view, FREEFORM_6, "freeform6")
         + freeform_questions(view, FREEFORM_7, "freeform7")
+        + freeform_questions(view, FREEFORM_8, "freeform8")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -131,6 +138,7 @@ def main() -> None:
         + build_questions_6(view, seed=args.seed)
         + build_questions_7(view, seed=args.seed)
         + build_questions_8(view, seed=args.seed)
+        + build_questions_9(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -190,6 +198,7 @@ def main() -> None:
                     "freeform5",
                     "freeform6",
                     "freeform7",
+                    "freeform8",
                     "test2",
                     "test3",
                     "test4",
@@ -197,6 +206,7 @@ def main() -> None:
                     "test6",
                     "test7",
                     "test8",
+                    "test9",
                 )
             },
             "generators": figures,

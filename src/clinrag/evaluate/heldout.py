@@ -225,6 +225,11 @@ TEST8: Final = "test8"
 """The eighth blind test split (``data/heldout/test8.toml``: a records officer writing formally for a coroner's
 inquest, a complaint or a solicitor, a medical student texting in shorthand, a research nurse screening for a clinical
 study), written without reading the question-reading code and committed before its first run."""
+TEST9: Final = "test9"
+"""The ninth blind test split (``data/heldout/test9.toml``: a hospital-at-home or virtual-ward nurse phoning in from
+the patient's house, an insurance or occupational-health assessor writing formally, a patient's adult child writing an
+anxious, rambling email in lay words), written without reading the question-reading code and committed before its
+first run."""
 
 
 @dataclass(frozen=True)
@@ -265,10 +270,11 @@ SPLIT_5: Final = BlindSplit.load(TEST5)
 SPLIT_6: Final = BlindSplit.load(TEST6)
 SPLIT_7: Final = BlindSplit.load(TEST7)
 SPLIT_8: Final = BlindSplit.load(TEST8)
+SPLIT_9: Final = BlindSplit.load(TEST9)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_8``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_9``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -291,6 +297,7 @@ build_questions_5: Final = _builder(SPLIT_5)
 build_questions_6: Final = _builder(SPLIT_6)
 build_questions_7: Final = _builder(SPLIT_7)
 build_questions_8: Final = _builder(SPLIT_8)
+build_questions_9: Final = _builder(SPLIT_9)
 
 
 def build_blind_split(

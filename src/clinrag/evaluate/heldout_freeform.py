@@ -25,6 +25,9 @@ Example:
     >>> seventh = [json.loads(line) for line in FREEFORM_7.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in seventh) >= 40, sum(bool(row.get("abstain")) for row in seventh) >= 10
     (True, True)
+    >>> eighth = [json.loads(line) for line in FREEFORM_8.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in eighth) >= 40, sum(bool(row.get("abstain")) for row in eighth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ FREEFORM_7: Final = Path(__file__).with_name("data") / "freeform_questions_7.jso
 voices of its own (a pharmacist, an occupational therapist, a discharge coordinator, a chaplain, an interpreter
 relaying a family's question, patients asking about themselves, a night nurse's handover, a coroner's officer, texts
 with typos), written by someone who had not read the question-reading code and committed before its first run."""
+FREEFORM_8: Final = Path(__file__).with_name("data") / "freeform_questions_8.jsonl"
+"""An eighth blind set (split ``freeform8``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (a speech and language therapist, a care-home manager, a paramedic crew at re-presentation, a
+clinical coder, a medical secretary typing a letter, a GP trainee, a student nurse, abrupt one-line texts, run-on
+sentences without punctuation), written by someone who had not read the question-reading code and committed before
+its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
