@@ -158,6 +158,25 @@ def test_first_and_latest_admissions_of_a_longitudinal_patient(cohort: Path, tmp
     assert latest.filters.hadm_ids == (stays[-1],)
 
 
+def test_a_month_asked_of_one_patient_chooses_the_stays_that_overlap_it(cohort: Path, tmp_path: Path) -> None:
+    with ChunkStore.open(tmp_path / "a.sqlite") as chunks:
+        ingest_mimic(cohort / "hospitals/A", chunks, IngestSettings(tables=()))
+        registry = dict(chunks.patients())
+        subject = next(s for s in sorted(registry) if len(chunks.admissions(s)) > 1)
+        hadm, began, ended = chunks.admission_spans(subject)[-1]
+        assert began is not None
+        assert ended is not None
+        assert began <= ended
+        bare = Retriever({}, OnnxMiniLmEmbedder(), PatientRegistry(registry.items()), RetrieveSettings(), chunks)
+        # a stay is asked by the month it began, though its discharge note is filed under the day it ended
+        month = began.strftime("%B %Y")
+        asked = bare.retrieve(f"{registry[subject]}'s admission in {month}: what was she discharged on?")
+        anyone = bare.retrieve(f"who was admitted in {month}?")  # no one patient: the dates filter the chunks
+    assert hadm in asked.filters.hadm_ids
+    assert asked.filters.start is None
+    assert anyone.filters.start is not None
+
+
 def test_threshold_drops_weak_hits(node: Path) -> None:
     strict = Retriever.open(node, RetrieveSettings(score_threshold=0.99))
     try:

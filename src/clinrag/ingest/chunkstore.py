@@ -239,6 +239,17 @@ class ChunkStore:
         )
         return [int(hadm) for hadm, _ in rows]
 
+    def admission_spans(self, subject_id: int) -> list[tuple[int, datetime | None, datetime | None]]:
+        """The patient's admissions that have chunks here, oldest first, each with when it began and ended (the
+        earliest admit and latest discharge time its chunks carry; None where none does)."""
+        rows = self._db.execute(
+            "SELECT json_extract(body, '$.hadm_id') AS hadm, MIN(json_extract(body, '$.admittime')) AS admitted, "
+            "MAX(json_extract(body, '$.dischtime')) FROM chunks WHERE subject_id = ? AND hadm IS NOT NULL "
+            "GROUP BY hadm ORDER BY admitted, hadm",
+            (subject_id,),
+        )
+        return [(int(hadm), _moment(admitted), _moment(discharged)) for hadm, admitted, discharged in rows]
+
     def count(self, **where: str | int) -> int:
         """Number of chunks, optionally filtered on org, dept, source_kind or subject_id."""
         clause, values = _where(where)
@@ -279,3 +290,7 @@ def _where(where: dict[str, str | int]) -> tuple[str, list[str | int]]:
     if not where:
         return "", []
     return " WHERE " + " AND ".join(f"{key} = ?" for key in where), list(where.values())
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None

@@ -46,7 +46,7 @@ from clinrag.retrieve.literature_filters import (
 )
 from clinrag.retrieve.patient_mentions import PatientMention, Resolution
 from clinrag.retrieve.patients import PatientRegistry
-from clinrag.retrieve.query import QueryUnderstanding, asked_about, understand
+from clinrag.retrieve.query import DateRange, QueryUnderstanding, asked_about, understand
 from clinrag.retrieve.scope import ScopeNames
 from clinrag.settings import IndexSettings, RetrieveSettings
 from clinrag.types import Chunk, Hit, PatientChoice, SearchFilters
@@ -304,8 +304,13 @@ def _admission_filters(
     understanding: QueryUnderstanding, filters: SearchFilters, chunks: ChunkStore | None
 ) -> SearchFilters:
     update: dict[str, object] = {}
-    if understanding.date_range is not None and filters.start is None and filters.end is None:
-        update |= {"start": understanding.date_range.start, "end": understanding.date_range.end}
+    asked = understanding.date_range
+    if asked is not None and filters.start is None and filters.end is None:
+        stays = _stays_within(asked, chunks, filters)
+        if stays:  # "his admission in April 2020": the stay that began in April is asked, its May discharge note too
+            update["hadm_ids"] = stays
+        else:
+            update |= {"start": asked.start, "end": asked.end}
     wants_one = understanding.latest_admission or understanding.first_admission
     if wants_one and chunks is not None and filters.subject_ids and len(filters.subject_ids) == 1:
         admissions = chunks.admissions(filters.subject_ids[0])
@@ -313,6 +318,20 @@ def _admission_filters(
             chosen = admissions[-1] if understanding.latest_admission else admissions[0]
             update["hadm_ids"] = (chosen,)
     return filters.model_copy(update=update) if update else filters
+
+
+def _stays_within(asked: DateRange, chunks: ChunkStore | None, filters: SearchFilters) -> tuple[int, ...]:
+    """The admissions of the one patient ``filters`` name that overlap the ``asked`` dates, when this leaf's chunks
+    know them and no admission is chosen already (empty otherwise: the dates then filter the chunks)."""
+    if chunks is None or filters.hadm_ids or not filters.subject_ids or len(filters.subject_ids) != 1:
+        return ()
+    return tuple(
+        hadm
+        for hadm, began, ended in chunks.admission_spans(filters.subject_ids[0])
+        if began is not None
+        and (asked.end is None or began < asked.end)
+        and (asked.start is None or (ended or began) >= asked.start)
+    )
 
 
 def list_names(mode: Mode, plan: QueryPlan, section_weight: float = 1.0) -> list[str]:
