@@ -125,3 +125,12 @@ def test_a_clause_pointing_back_at_a_thing_asks_for_it() -> None:
     assert not asks_for_kind_only(question, understand(question), ["Ada Stone"])
     question = "paged re wound ooze on Ada Stone - which operation did they have this admission?"
     assert asks_for_kind_only(question, understand(question), ["Ada Stone"])
+
+
+def test_a_class_keeps_its_device_and_a_premise_is_no_head() -> None:
+    pump = "Paramedic crew: did Todd Calderon ever have an insulin pump fitted?"
+    assert [thing.word for thing in head_things(pump, understand(pump), ["Todd Calderon"])] == ["insulin", "pump"]
+    redo = "If Sergio Frey's hernia came back after the mesh repair, when was the redo done?"
+    assert [thing.word for thing in head_things(redo, understand(redo), ["Sergio Frey"])] == ["redo"]
+    site = "OT here, hip precautions for Priscilla Wong - which operation did she have on the hip?"
+    assert "precaution" not in [thing.word for thing in head_things(site, understand(site), ["Priscilla Wong"])]

@@ -167,3 +167,29 @@ def test_a_long_clinical_word_one_typo_away_is_read_as_that_word_but_a_british_s
     assert correct_spelling("any wound infecton after?")[0] == "any wound infection after?"
     assert correct_spelling("the anaesthetic pre-assessment")[1] == ()
     assert is_thing("bunion")  # one letter from "union", but typists rarely miss the first letter
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("I live two hours away, what actually was wrong with my mum Ada Stone in the end?", "diagnosis"),
+        ("Dad (Ada Stone) won't say - what did you write down as the reason he came in?", "presentation"),
+        ("In respect of Stone, Ada, kindly state the domestic circumstances recorded.", "social"),
+        ("Virtual ward nurse: can you run through every time Ada Stone has been in hospital?", "admissions_summary"),
+        ("For the claim history of Ada Stone, please state the date of each hospital admission.", "admissions_summary"),
+        ("ada stone was told to see someone after the leg infection when was it", "followup"),
+    ],
+)
+def test_relatives_assessors_and_nurses_at_home_ask_their_kind(question: str, kind: str) -> None:
+    from clinrag.retrieve.intent import fact_kind
+
+    assert fact_kind(question) == kind
+
+
+def test_came_back_names_no_back_and_a_caseload_is_no_thing() -> None:
+    from clinrag.retrieve.classes import asked_classes
+
+    assert "spine procedure" not in [c.name for c in asked_classes("he came back to us", procedure_asked=True)]
+    assert "spine procedure" in [c.name for c in asked_classes("his back operation", procedure_asked=True)]
+    assert not any(is_thing(word) for word in ("caseload", "monitoring", "therapist", "opcs"))
+    assert is_thing("redo")

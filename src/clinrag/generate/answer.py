@@ -309,7 +309,7 @@ class Answerer:
                 reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
-        topics = topic_names(understanding.classes)
+        topics = topic_names(understanding.classes) if understanding.fact_kind == "social" else ()
         if topics and not any(names_topic(sentence.text, topics) for sentence in supported):
             # "is he a smoker?" is not answered by where he lives, however well cited
             reason = f"No accessible record says anything about {' or '.join(topics)}."

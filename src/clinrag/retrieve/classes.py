@@ -181,7 +181,7 @@ def asked_classes(
         >>> asked_classes("Urologic follow-up?")
         ()
     """
-    words = stems(question)
+    words = stems(_PHRASAL_BACK.sub(" ", question))  # "came back to us" names no back
     wanted = set(kinds)
     classes = vocabulary().classes
     named: dict[int, set[tuple[int, int]]] = {}
@@ -191,6 +191,13 @@ def asked_classes(
                 named.setdefault(number, set()).update((at, at + len(phrase)) for at in _contains(words, phrase))
     named = {number: found for number, found in named.items() if found}
     return tuple(classes[number] for number, found in named.items() if not _inside_longer(found, named.values()))
+
+
+_PHRASAL_BACK: Final = re.compile(
+    r"\b(?:came|come|comes|coming|went|go|goes|going|get|got|getting|bring|brought|call|called|ring|rang|send|sent"
+    r"|been|be|is|was|are|were|move|moved|head|headed|fall|fell|fight|fought|bounce|bounced) back\b",
+    re.IGNORECASE,
+)
 
 
 def _inside_longer(found: set[tuple[int, int]], every: Iterable[set[tuple[int, int]]]) -> bool:

@@ -41,6 +41,8 @@ _WORD: Final = re.compile(r"[A-Za-z0-9][\w'’./-]*")
 _ASKED_ATTRIBUTE: Final = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?$", re.IGNORECASE)
 """A wh-word right before a word: the word says what is asked for ("what technique"), unless it names a drug or a
 class ("which SSRI")."""
+_ROUTES: Final = frozenset(tokenize("oral po iv intravenous im intramuscular sc subcutaneous topical inhaled"))
+"""How a drug is given: a qualifier of a class ("oral antibiotics"), not a further thing a record must name."""
 _INSIDE: Final = frozenset({"of"})
 BODY_SITES: Final[dict[str, frozenset[tuple[str, ...]]]] = {
     site: frozenset(tuple(tokenize(form)) for form in forms)
@@ -101,7 +103,7 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     things = understanding.things - named
     if not things:
         return ()
-    kept = blanked(question, [*cue_spans(question), *anchor_spans(question)])
+    kept = blanked(question, [*cue_spans(question), *anchor_spans(question), *_premises(question, things)])
     run: list[str] = []
     run_end = 0
     words = list(_WORD.finditer(kept))
@@ -127,7 +129,14 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
         phrases = [*asked, *(sites if item.name in understanding.classes else ())]  # "bowel surgery": a procedure group
         if any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in phrases):
             forms: set[tuple[str, ...]] = {(item.name,), *(tuple(p) for p in phrases if len(p) == 1)}
-            return (HeadThing(item.name, frozenset(forms)),)
+            covered = {token for phrase in phrases for token in phrase} | set(tokenize(item.name))
+            by_name = any(phrase and set(phrase) & set(run) and _contains(written, phrase) for phrase in asked)
+            # "insulin pump": the pump too, when the class is named ("hip precautions" names a site, not a class)
+            rest = [token for token in dict.fromkeys(run) if token not in covered | _ROUTES] if by_name else []
+            return (
+                HeadThing(item.name, frozenset(forms)),
+                *(HeadThing(token, _forms(token, understanding.expansions)) for token in rest),
+            )
     return tuple(HeadThing(token, _forms(token, understanding.expansions)) for token in dict.fromkeys(run))
 
 
@@ -273,6 +282,21 @@ def examined_sites(question: str, names: Iterable[str] = ()) -> tuple[HeadThing,
                 for site in sites:
                     found.setdefault(site, HeadThing(site, BODY_SITES[site]))
     return tuple(found.values())
+
+
+_PREMISE: Final = re.compile(r"^\s*(?:if|in case|supposing|assuming|given that)\b", re.IGNORECASE)
+
+
+def _premises(question: str, things: set[str] | frozenset[str]) -> list[tuple[int, int]]:
+    """The clauses that set a premise ("If his hernia came back after the mesh repair, when was the redo operation
+    done?"), when a later clause names a thing: the question asks about that thing."""
+    clauses = clause_spans(question)
+    found: list[tuple[int, int]] = []
+    for number, (begin, end) in enumerate(clauses):
+        later = any(set(tokenize(question[b:e])) & things for b, e in clauses[number + 1 :])
+        if _PREMISE.match(question[begin:end]) and later:
+            found.append((begin, end))
+    return found
 
 
 def _leading_sites(tokens: list[str]) -> list[str]:

@@ -57,8 +57,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Allergies",),
     ),
     (
-        r"diagnos\w*|found to have|what (?:was|is) wrong|the matter with|(?:main|principal) problem"
-        r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) wrong"
+        r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) wrong|the matter with|(?:main|principal) problem"
+        r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) wrong|decided? (?:it|that) was"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease)"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
@@ -87,7 +87,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
-        r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?",
+        r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?"
+        r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home",
         ("Social History",),
     ),
     (
@@ -106,6 +107,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
         r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
+        r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in"
         r"|(?:reason for )?presentation",
         ("Chief Complaint", "History of Present Illness"),
     ),
@@ -119,10 +121,11 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
-        r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?",
+        r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
+        r"|see someone",
         ("Followup Instructions",),
     ),
-    (r"instructions|advised|told to|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
+    (r"instructions|advised|told to(?! see)|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
     (r"examination|physical exam|on exam|vital signs|vitals", ("Physical Exam",)),
     (r"disposition|discharged to|where did .{0,30}\bgo after", ("Discharge Disposition",)),
     (r"condition (?:at|on) discharge|mental status at discharge", ("Discharge Condition",)),
@@ -166,6 +169,8 @@ _SUMMARY = re.compile(
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
+    r"|\badmission dates\b|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
     r"|\bwhen (?:did )?(?:each|every) (?:stay|admission) (?:start|begin|began)"
     r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
     r"|in the past|ever|before now|previously)\b",

@@ -84,6 +84,7 @@ ASKER_WORDS: Final = frozenset(
         "bleep", "bleeped", "bleeping", "bleeper", "paged", "pager",
         "physio", "physiotherapist", "dietitian", "dietician", "pharmacist", "coder", "registrar", "locum",
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
+        "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
@@ -104,7 +105,8 @@ _TREATMENT_WORDS_TEXT: Final = """
     chemo biopsy biopsies drain drains drained stent stents sling brace crutches staples stitches plaster injection
     injections infusion infusions rehab rehabilitation cpr chemotherapy radiotherapy transfusion transfused
     colostomy ileostomy stoma ostomy intubation intubated ventilation ventilated dialysis catheter catheterisation
-    catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion
+    catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion redo
+    reoperation re-operation
 """
 TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split())
 """Treatments, devices and procedures in everyday words ("chemo", "a biopsy", "a drain", "crutches") that no ICD
