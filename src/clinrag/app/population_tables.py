@@ -28,11 +28,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from clinrag.generate.experience import ExperienceOrg, ExperiencePart, SharedView, SimilarView
-from clinrag.generate.population_answer import PopulationAnswer, PopulationResult, RoutedAnswer, TableRow
+from clinrag.generate.population_answer import (
+    GROUP_WORDS,
+    PopulationAnswer,
+    PopulationResult,
+    RoutedAnswer,
+    TableRow,
+)
 from clinrag.population.similar_sets import KIND_WORDS
 from clinrag.types import Answer
 
-GROUP_WORDS = {"org": "hospital", "dept": "department", "year": "year"}
 ITEM_WORDS = {
     "diagnosis": "diagnosis",
     "procedure": "procedure",

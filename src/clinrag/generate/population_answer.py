@@ -28,7 +28,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,7 +47,8 @@ COUNTS_LABEL = "Counted from the records:"
 NO_LIBRARY = "The question asks the literature too; no library answers here."
 TOP_IN_WORDS = 5
 """Ranked items named in the sentence (the table lists every row)."""
-_GROUP_WORDS = {"org": "hospital", "dept": "department", "year": "year"}
+GROUP_WORDS: Final = {"org": "hospital", "dept": "department", "year": "year"}
+"""How a count's grouping is named to a reader (an organisation is a hospital)."""
 _OF_WORDS = {
     "diagnosis": "diagnoses",
     "procedure": "procedures",
@@ -230,7 +231,7 @@ def _sentence(key: str, label: str, outcome: PopulationOutcome, cited: Sequence[
     if query.group_by and query.measure.kind != "top" and merged.rows:
         groups = "; ".join(f"{_group(c)} {c.count.text(m)}" for c in merged.rows[:12])
         more = " …" if len(merged.rows) > 12 else ""
-        text += f" By {', '.join(_GROUP_WORDS[g] for g in query.group_by)}: {groups}{more}."
+        text += f" By {', '.join(GROUP_WORDS[g] for g in query.group_by)}: {groups}{more}."
     return text
 
 
@@ -289,7 +290,7 @@ def _who(parts: Sequence[OrgPart]) -> str:
 def _result(key: str, label: str, outcome: PopulationOutcome) -> PopulationResult:
     merged = outcome.merged
     m = merged.min_cell
-    columns = (*(_GROUP_WORDS[g] for g in outcome.query.group_by), "item", "count", "share")
+    columns = (*(GROUP_WORDS[g] for g in outcome.query.group_by), "item", "count", "share")
     rows = [_row(cell, outcome, m) for cell in merged.rows]
     if not merged.rows and merged.total is not None:
         total_cell = Cell(count=merged.total, denominator=merged.denominator)
