@@ -20,12 +20,16 @@ an interpreter, patients asking about themselves, a night nurse's handover; ``te
 templated split and an eighth free-form set, written and committed the same way, in new voices: a hospital-at-home
 or virtual-ward nurse phoning in, an insurance or occupational-health assessor, a patient's adult child writing an
 anxious email, a speech and language therapist, a care-home manager, a paramedic crew, a clinical coder, a medical
-secretary, a GP trainee, a student nurse, run-on sentences without punctuation); graded automatically (correct,
+secretary, a GP trainee, a student nurse, run-on sentences without punctuation; ``test10`` and ``freeform9``: a
+tenth templated split and a ninth free-form set, written and committed the same way, in new voices: an out-of-hours
+GP covering a weekend, a social worker or safeguarding lead writing a referral, patients writing about themselves
+with spelling slips, a radiographer, a midwife, a podiatrist, a pain team nurse, a bed manager, a hospice nurse, an
+A&E consultant at re-attendance, terse lower-case questions, long questions with asides); graded automatically (correct,
 incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,test2,test3,test4,test5,test6,test7,test8,test9] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,test2,test3,test4,test5,test6,test7,test8,test9,test10] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -55,6 +59,7 @@ from clinrag.evaluate.heldout import (
     build_questions_7,
     build_questions_8,
     build_questions_9,
+    build_questions_10,
     grade,
     summarise,
 )
@@ -66,6 +71,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_6,
     FREEFORM_7,
     FREEFORM_8,
+    FREEFORM_9,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -131,6 +137,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_6, "freeform6")
         + freeform_questions(view, FREEFORM_7, "freeform7")
         + freeform_questions(view, FREEFORM_8, "freeform8")
+        + freeform_questions(view, FREEFORM_9, "freeform9")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -139,6 +146,7 @@ def main() -> None:
         + build_questions_7(view, seed=args.seed)
         + build_questions_8(view, seed=args.seed)
         + build_questions_9(view, seed=args.seed)
+        + build_questions_10(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -199,6 +207,7 @@ def main() -> None:
                     "freeform6",
                     "freeform7",
                     "freeform8",
+                    "freeform9",
                     "test2",
                     "test3",
                     "test4",
@@ -207,6 +216,7 @@ def main() -> None:
                     "test7",
                     "test8",
                     "test9",
+                    "test10",
                 )
             },
             "generators": figures,

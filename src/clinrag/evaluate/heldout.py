@@ -230,6 +230,10 @@ TEST9: Final = "test9"
 the patient's house, an insurance or occupational-health assessor writing formally, a patient's adult child writing an
 anxious, rambling email in lay words), written without reading the question-reading code and committed before its
 first run."""
+TEST10: Final = "test10"
+"""The tenth blind test split (``data/heldout/test10.toml``: an out-of-hours GP covering a weekend, clipped and
+clinical, a social worker or safeguarding lead writing a referral, the patient themself writing in the first person
+with spelling slips), written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -271,10 +275,11 @@ SPLIT_6: Final = BlindSplit.load(TEST6)
 SPLIT_7: Final = BlindSplit.load(TEST7)
 SPLIT_8: Final = BlindSplit.load(TEST8)
 SPLIT_9: Final = BlindSplit.load(TEST9)
+SPLIT_10: Final = BlindSplit.load(TEST10)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_9``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_10``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -298,6 +303,7 @@ build_questions_6: Final = _builder(SPLIT_6)
 build_questions_7: Final = _builder(SPLIT_7)
 build_questions_8: Final = _builder(SPLIT_8)
 build_questions_9: Final = _builder(SPLIT_9)
+build_questions_10: Final = _builder(SPLIT_10)
 
 
 def build_blind_split(

@@ -28,6 +28,9 @@ Example:
     >>> eighth = [json.loads(line) for line in FREEFORM_8.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in eighth) >= 40, sum(bool(row.get("abstain")) for row in eighth) >= 10
     (True, True)
+    >>> ninth = [json.loads(line) for line in FREEFORM_9.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in ninth) >= 40, sum(bool(row.get("abstain")) for row in ninth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -68,6 +71,11 @@ voices of its own (a speech and language therapist, a care-home manager, a param
 clinical coder, a medical secretary typing a letter, a GP trainee, a student nurse, abrupt one-line texts, run-on
 sentences without punctuation), written by someone who had not read the question-reading code and committed before
 its first run."""
+FREEFORM_9: Final = Path(__file__).with_name("data") / "freeform_questions_9.jsonl"
+"""A ninth blind set (split ``freeform9``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (a radiographer, a midwife, a podiatrist, a pain team nurse, a bed manager, a hospice nurse, an
+A&E consultant at re-attendance, terse lower-case questions with no verbs, long questions with several asides),
+written by someone who had not read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
