@@ -193,3 +193,18 @@ def test_came_back_names_no_back_and_a_caseload_is_no_thing() -> None:
     assert "spine procedure" in [c.name for c in asked_classes("his back operation", procedure_asked=True)]
     assert not any(is_thing(word) for word in ("caseload", "monitoring", "therapist", "opcs"))
     assert is_thing("redo")
+
+
+def test_sounded_out_endings_and_body_parts_and_pointing_back() -> None:
+    from clinrag.retrieve.intent import fact_kind
+
+    assert correct_spelling("what was the operashun")[0] == "what was the operation"
+    assert correct_spelling("there was a complicashun")[0] == "there was a complication"
+    assert all(is_thing(word) for word in ("tendon", "wrist", "ligament"))
+    assert not is_thing("radiographer")
+    pointing = understand("I think I had a septoplasty when I was in, what did it show and when is my appointment?")
+    assert "septoplasty" in pointing.things
+    assert "septoplasty" not in pointing.context
+    assert fact_kind("Weekend cover for Stone, Ada - what was she on before she came in?") == "admission_medications"
+    assert fact_kind("My name is Ada Stone, when was I admitted each time?") == "admissions_summary"
+    assert fact_kind("what does my hospital file say about cigarets?") == "social"

@@ -50,7 +50,7 @@ from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import mentioned, names_topic, topic_names
+from clinrag.retrieve.classes import mentioned, names_topic, study_words, topic_names
 from clinrag.retrieve.head import (
     asked_attributes,
     asked_drugs,
@@ -642,6 +642,10 @@ def _listing(terms: frozenset[str], most: int = 6) -> str:
     return " or ".join(shown) + (" …" if len(terms) > most else "")
 
 
+_EQUIPMENT: Final = frozenset({"scanner", "scanners", "machine", "machines", "department", "unit", "room", "suite"})
+"""Where and with what a study is done: no finding a record holds."""
+
+
 def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filters: SearchFilters | None) -> bool:
     """Whether the question, read once, asks the records for nothing: no patient (``names``: the patients it names,
     resolved or found among the sources' patients), no clinical thing, no kind of
@@ -649,7 +653,10 @@ def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filte
     is visiting on the surgical wards?") — no dates, and no filter chosen by the caller ("Tell me a joke about
     nurses."). Retrieval still returns its nearest chunks for such a question; quoting them would answer a
     question nobody asked."""
-    if names or understanding.things or understanding.date_range is not None:
+    things = understanding.things
+    if not understanding.about_patients and things <= study_words() | _EQUIPMENT:
+        things = frozenset()  # "is the MRI scanner open on bank holidays?" names a machine, not a finding
+    if names or things or understanding.date_range is not None:
         return False
     if understanding.latest_admission or understanding.first_admission:
         return False

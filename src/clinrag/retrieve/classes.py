@@ -29,7 +29,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from clinrag.index.lexical import mentioned_words
+from clinrag.index.lexical import mentioned_words, tokenize
 
 ClassKind = Literal["drug", "procedure", "condition", "study", "topic"]
 
@@ -312,3 +312,20 @@ def _topic_patterns() -> dict[str, re.Pattern[str]]:
         for item in vocabulary().classes
         if item.kind == "topic"
     }
+
+
+@functools.cache
+def study_words() -> frozenset[str]:
+    """The names of the named examinations (``kind = "study"``: MRI, CT, echo …) and the words that ask for them.
+
+    Example:
+        >>> {"mri", "ct"} <= study_words()
+        True
+    """
+    return frozenset(
+        token
+        for item in vocabulary().classes
+        if item.kind == "study"
+        for phrase in (item.name, *item.asked)
+        for token in tokenize(phrase)
+    )

@@ -21,7 +21,7 @@ from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import ClinicalClass, vocabulary
-from clinrag.retrieve.intent import INTERROGATIVE, anchor_spans, clause_spans, cue_spans
+from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, clause_spans, cue_spans
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
@@ -140,13 +140,6 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     return tuple(HeadThing(token, _forms(token, understanding.expansions)) for token in dict.fromkeys(run))
 
 
-_REFERS_BACK: Final = re.compile(
-    r"\b(?:have|had|has|get|got|undergo|underwent|after|from|with|following|since|receive|received|need|needed)"
-    r"\s+(?:it|that one|this(?=\s*(?:[?.,;:!]|$|(?:and|or|then|done|performed|before)\b)))\b",
-    re.IGNORECASE,
-)
-"""A clause that points back at a thing named before it ("A previous vasectomy excludes; when did he have it?"):
-the thing is what is asked, not why."""
 OPEN_KINDS: Final = SECTION_KINDS | {"procedure", "complication"}
 """Kinds of fact a question can ask for without naming a thing: "which procedure was it?", "what went wrong?"."""
 
@@ -182,7 +175,7 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     else:
         asking = [(begin, end) for begin, end in clauses if INTERROGATIVE.match(question[begin:end])][:1]
     bare = [begin for begin, end in asking if not set(tokenize(question[begin:end])) & things]
-    if not bare or (things and _REFERS_BACK.search(question)):  # "a kidney transplant …; when did he have it?"
+    if not bare or (things and REFERS_BACK.search(question)):  # "a kidney transplant …; when did he have it?"
         return False
     # a clause before it that is itself a question about a thing asks for that thing: "any gastric banding this
     # admission, and were there issues after it?" needs the banding ("which operation, and was it keyhole?" does not)

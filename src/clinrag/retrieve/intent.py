@@ -47,7 +47,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}(?: list)? (?:when|on|at|upon) (?:admitted|admission|arrival)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
-        r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)",
+        r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
+        r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in\b",
         ("Medications on Admission",),
     ),
     (
@@ -82,7 +83,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Brief Hospital Course",),
     ),
     (
-        r"smok\w*|tobacco|cigarettes?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
+        r"smok\w*|tobacco|cigar(?:ette|et)s?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
@@ -169,6 +170,7 @@ _SUMMARY = re.compile(
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
     r"|\badmission dates\b|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
     r"|\bwhen (?:did )?(?:each|every) (?:stay|admission) (?:start|begin|began)"
@@ -296,6 +298,16 @@ INTERROGATIVE: Final = re.compile(
     re.IGNORECASE,
 )
 """A clause that opens as a question."""
+
+
+REFERS_BACK: Final = re.compile(
+    r"\b(?:have|had|has|get|got|undergo|underwent|after|from|with|following|since|receive|received)"
+    r"\s+(?:it|that one|this(?=\s*(?:[?.,;:!]|$|(?:and|or|then|done|performed|before)\b)))\b"
+    r"|\b(?:what|did|does|has|had)\s+(?:it|that)\s+(?:show|showed|shows|find|found|reveal|revealed)\b",
+    re.IGNORECASE,
+)
+"""A clause that points back at a thing named before it ("A previous vasectomy excludes; when did he have it?"):
+the thing is what is asked, not why."""
 
 
 def clause_spans(question: str) -> list[tuple[int, int]]:

@@ -31,6 +31,7 @@ from clinrag.retrieve.classes import asked_classes
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
+    REFERS_BACK,
     anchor_spans,
     cue_spans,
     fact_kind,
@@ -156,7 +157,9 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     if not things and kind is None:  # "anything notable after the CABG?": the event is all it names
         things, anchors = anchors, frozenset()
     about = asked_about(read) != read
-    context = context_words(kind, things - anchors, {found.name for found in classes}, about)
+    # "I had a septoplasty - what did it show?": the thing pointed back at is asked for, not context
+    refers_back = REFERS_BACK.search(read) is not None
+    context = frozenset() if refers_back else context_words(kind, things - anchors, {c.name for c in classes}, about)
     things -= context
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
     if expand_abbreviations:

@@ -85,6 +85,7 @@ ASKER_WORDS: Final = frozenset(
         "physio", "physiotherapist", "dietitian", "dietician", "pharmacist", "coder", "registrar", "locum",
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
         "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
+        "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
@@ -101,6 +102,13 @@ _DRUG_WORDS_TEXT: Final = """
     januvia humira remicade keytruda opdivo aspirin insulin albuterol ventolin spiriva advair symbicort lithium
     methotrexate tacrolimus phenytoin clozapine amiodarone morphine oxycodone acetaminophen ibuprofen naloxone
 """
+_BODY_WORDS_TEXT: Final = """
+    tendon tendons ligament ligaments fascia nerve nerves artery arteries vein veins muscle muscles bone bones femur
+    wrist ankle finger fingers toe toes fracture fractures laceration occlusion poisoning
+"""
+BODY_WORDS: Final = frozenset(_BODY_WORDS_TEXT.split())
+"""Body parts and injuries that thousands of ICD titles hold (so the titles' own function words would take them) but
+that a question names as the thing it asks about ("the hand tendon repair", "a wrist fracture")."""
 _TREATMENT_WORDS_TEXT: Final = """
     chemo biopsy biopsies drain drains drained stent stents sling brace crutches staples stitches plaster injection
     injections infusion infusions rehab rehabilitation cpr chemotherapy radiotherapy transfusion transfused
@@ -236,7 +244,7 @@ def is_thing(token: str) -> bool:
         return False
     if _AGE_AND_SEX.fullmatch(token):
         return False
-    if token in ACRONYM_THINGS or token in TREATMENT_WORDS or looks_like_drug(token):
+    if token in ACRONYM_THINGS or token in TREATMENT_WORDS or token in BODY_WORDS or looks_like_drug(token):
         return True
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
@@ -338,6 +346,15 @@ def _nearest_clinical_word(word: str) -> str | None:
     return None if american == nearest else nearest  # "anaesthetic" is a spelling, not a typo
 
 
+def _sounded_out(word: str) -> str | None:
+    """A word spelt as it sounds whose "-shun" or "-shuns" ending is a kind or clinical word's "-tion"
+    ("operashun", "complicashun"), if any."""
+    if not word.endswith(("shun", "shuns")):
+        return None
+    written = word.replace("shun", "tion")
+    return written if written in _CORRECTION_TARGETS or written in clinical_words() else None
+
+
 def _nearest_kind_word(word: str) -> str | None:
     """The one kind word within a single edit (insertion, deletion, substitution, swap of neighbours) of ``word``,
     if exactly one."""
@@ -382,7 +399,7 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             return word  # capitalised mid-sentence: maybe a name
         if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or zipf(lowered) > 0.0:
             return word
-        nearest = _nearest_kind_word(lowered) or _nearest_clinical_word(lowered)
+        nearest = _nearest_kind_word(lowered) or _nearest_clinical_word(lowered) or _sounded_out(lowered)
         if nearest is None:
             return word
         corrections.append((word, nearest))
