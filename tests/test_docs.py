@@ -144,7 +144,10 @@ def test_benchmark_commands_name_real_scripts_and_options(doc: Path) -> None:
 def test_benchmark_commands_are_found() -> None:
     commands = [command for path in _doc_paths() for command in _benchmark_commands(path.read_text())]
     assert len(commands) >= 20
-    splits = "dev,test,freeform,freeform2,test2,test3,freeform3,test4,freeform4,test5,test6,freeform5,test7,freeform6"
+    splits = (
+        "dev,test,freeform,freeform2,test2,test3,freeform3,test4,freeform4,test5,test6,freeform5,test7,freeform6,"
+        "test8,freeform7,test9,freeform8,test10,freeform9"
+    )
     assert ("bench_heldout.py", ["--splits", splits]) in commands
 
 

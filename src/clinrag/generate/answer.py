@@ -50,7 +50,7 @@ from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import mentioned, names_topic, study_words, topic_names
+from clinrag.retrieve.classes import class_words, mentioned, names_topic, topic_names
 from clinrag.retrieve.head import (
     asked_attributes,
     asked_drugs,
@@ -654,7 +654,7 @@ def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filte
     nurses."). Retrieval still returns its nearest chunks for such a question; quoting them would answer a
     question nobody asked."""
     things = understanding.things
-    if not understanding.about_patients and things <= study_words() | _EQUIPMENT:
+    if not understanding.about_patients and things <= class_words("study") | _EQUIPMENT:
         things = frozenset()  # "is the MRI scanner open on bank holidays?" names a machine, not a finding
     if names or things or understanding.date_range is not None:
         return False

@@ -315,17 +315,17 @@ def _topic_patterns() -> dict[str, re.Pattern[str]]:
 
 
 @functools.cache
-def study_words() -> frozenset[str]:
-    """The names of the named examinations (``kind = "study"``: MRI, CT, echo …) and the words that ask for them.
+def class_words(kind: ClassKind) -> frozenset[str]:
+    """The words of the names and asking phrases of the classes of ``kind``.
 
     Example:
-        >>> {"mri", "ct"} <= study_words()
-        True
+        >>> {"mri", "ct"} <= class_words("study"), "ssri" in class_words("drug")
+        (True, True)
     """
     return frozenset(
         token
         for item in vocabulary().classes
-        if item.kind == "study"
+        if item.kind == kind
         for phrase in (item.name, *item.asked)
         for token in tokenize(phrase)
     )

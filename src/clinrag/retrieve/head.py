@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import ClinicalClass, vocabulary
+from clinrag.retrieve.classes import ClinicalClass, class_words, vocabulary
 from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, clause_spans, cue_spans
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked
 from clinrag.retrieve.shorthand import expand_shorthand
@@ -313,23 +313,12 @@ def _names_class_or_drug(tokens: list[str]) -> bool:
 
 
 def _names_drug_or_drug_class(tokens: list[str]) -> bool:
-    return any(is_drug_name(token) for token in tokens) or bool(set(tokens) & _drug_class_asked_words())
+    return any(is_drug_name(token) for token in tokens) or bool(set(tokens) & class_words("drug"))
 
 
 @functools.cache
 def _drug_classes() -> frozenset[str]:
     return frozenset(item.name for item in vocabulary().classes if item.kind == "drug")
-
-
-@functools.cache
-def _drug_class_asked_words() -> frozenset[str]:
-    return frozenset(
-        token
-        for item in vocabulary().classes
-        if item.kind == "drug"
-        for phrase in (item.name, *item.asked)
-        for token in tokenize(phrase)
-    )
 
 
 def _name_tokens(names: Iterable[str]) -> set[str]:
