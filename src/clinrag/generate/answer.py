@@ -185,7 +185,9 @@ class Answerer:
         if not cleaned.strip(" ?.!"):
             reason = "The question holds no clinical request once instructions to the system are set aside."
             return self._abstain(question, reason, timings, quarantined=asked.quarantined)
-        cleaned = correct_spelling(cleaned)[0]  # "Sumarize Ada Stone's stays": read before names are looked up
+        # "Sumarize Ada Stone's stays": kind words read before names are looked up; clinical words are corrected
+        # by the reading of the question (and reported by a library's speller), not silently here
+        cleaned = correct_spelling(cleaned, clinical=False)[0]
         scope = named_scope(cleaned, self.scopes)
         filters = _scoped(filters, scope)
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)

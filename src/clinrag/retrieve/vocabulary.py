@@ -379,11 +379,12 @@ def _one_edit(first: str, second: str) -> bool:
     return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
-def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+def correct_spelling(text: str, clinical: bool = True) -> tuple[str, tuple[tuple[str, str], ...]]:
     """``text`` with misspelt kind words corrected, and the ``(written, read as)`` pairs. Only lower-case words
     (and a capitalised first word) of four letters or more that English does not know and no clinical vocabulary
     holds are corrected, and only to a kind word one edit away (or, for words of seven letters or more, to the one
-    clinical word one edit away, first letter kept: "infecton"), so names and clinical terms are never changed.
+    clinical word one edit away, first letter kept: "infecton"; not when ``clinical`` is False, for a caller whose
+    later steps correct and report clinical words themselves), so names and clinical terms are never changed.
 
     Example:
         >>> correct_spelling("what medicatons was she sent home on")
@@ -399,7 +400,9 @@ def correct_spelling(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             return word  # capitalised mid-sentence: maybe a name
         if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or zipf(lowered) > 0.0:
             return word
-        nearest = _nearest_kind_word(lowered) or _nearest_clinical_word(lowered) or _sounded_out(lowered)
+        nearest = _nearest_kind_word(lowered)
+        if nearest is None and clinical:
+            nearest = _nearest_clinical_word(lowered) or _sounded_out(lowered)
         if nearest is None:
             return word
         corrections.append((word, nearest))
