@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
@@ -107,11 +107,10 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     run: list[str] = []
     run_end = 0
     words = list(_WORD.finditer(kept))
-    for index, match in enumerate(words):  # "52F MDD - which SSRI?": the class asked for is the head
-        tokens = [token for token in tokenize(match.group()) if token in things]
-        if tokens and _ASKED_ATTRIBUTE.search(kept[: match.start()]) and _names_class_or_drug(tokens):
-            words = words[index:]
-            break
+    # "52F MDD - which SSRI?": the class asked for is the head
+    asked_class = next((m for m, tokens in _asked_after_wh_word(kept, things) if _names_class_or_drug(tokens)), None)
+    if asked_class is not None:
+        words = [match for match in words if match.start() >= asked_class.start()]
     for match in words:
         tokens = [token for token in tokenize(match.group()) if token in things]
         adjacent = bool(run) and not kept[run_end : match.start()].strip()
@@ -196,14 +195,9 @@ def asked_attributes(question: str, understanding: QueryUnderstanding, names: It
         >>> sorted(asked_attributes(q, understand(q), ["Dennis Perry"]))
         ['technique']
     """
-    named = _name_tokens(names)
-    things = understanding.things - named
-    found: set[str] = set()
-    for match in _WORD.finditer(question):
-        tokens = [token for token in tokenize(match.group()) if token in things]
-        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]) and not _names_class_or_drug(tokens):
-            found.update(tokens)
-    return frozenset(found)
+    things = understanding.things - _name_tokens(names)
+    asked = _asked_after_wh_word(question, things)
+    return frozenset(token for _, tokens in asked if not _names_class_or_drug(tokens) for token in tokens)
 
 
 def asked_drugs(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:
@@ -217,13 +211,9 @@ def asked_drugs(question: str, understanding: QueryUnderstanding, names: Iterabl
         >>> sorted(asked_drugs(q, understand(q), ["Loretta Cox"]))[:3]
         ['antidepressant', 'inhibitor', 'reuptake']
     """
-    named = _name_tokens(names)
-    things = understanding.things - named
-    asked: set[str] = set()
-    for match in _WORD.finditer(question):
-        tokens = [token for token in tokenize(match.group()) if token in things]
-        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]) and _names_drug_or_drug_class(tokens):
-            asked.update(tokens)
+    things = understanding.things - _name_tokens(names)
+    after = _asked_after_wh_word(question, things)
+    asked = {token for _, tokens in after if _names_drug_or_drug_class(tokens) for token in tokens}
     if not asked:
         return frozenset()
     for found, meaning in understanding.expansions:
@@ -231,6 +221,16 @@ def asked_drugs(question: str, understanding: QueryUnderstanding, names: Iterabl
         if (written | added) & asked and len(added) < 8:  # a class's member list is no expansion of a word
             asked |= written | added
     return frozenset(asked | (set(understanding.classes) & _drug_classes())) & things
+
+
+def _asked_after_wh_word(question: str, things: Iterable[str]) -> Iterator[tuple[re.Match[str], list[str]]]:
+    """Each word of ``question`` that holds ``things`` right after a wh-word ("which SSRI", "what technique"), with
+    those things."""
+    wanted = set(things)
+    for match in _WORD.finditer(question):
+        tokens = [token for token in tokenize(match.group()) if token in wanted]
+        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]):
+            yield match, tokens
 
 
 def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:

@@ -141,11 +141,10 @@ def clinical_words() -> frozenset[str]:
     """Words that name clinical things: ICD-10-CM/PCS title words (less the titles' own function words), the
     spelled-out meanings of the clinical abbreviations, :data:`DRUG_WORDS` and :data:`TREATMENT_WORDS`. Built once
     per process (~0.7 s)."""
-    from clinrag.ingest.synthetic.icd import diagnosis_titles, procedure_titles
-
+    diagnosis, procedure = _title_words()
     frequency: Counter[str] = Counter()
-    for title in (*diagnosis_titles().values(), *procedure_titles().values()):
-        frequency.update(set(tokenize(title)))
+    for title in (*diagnosis, *procedure):
+        frequency.update(title)
     words = {word for word, count in frequency.items() if count <= TITLE_FUNCTION_DF and word.isalpha()}
     words.update(token for meaning in PREFERRED_EXPANSIONS.values() for token in tokenize(meaning))
     return frozenset(words | DRUG_WORDS | TREATMENT_WORDS) - KIND_WORDS
@@ -156,11 +155,21 @@ def procedure_words() -> frozenset[str]:
     """Words that name a treatment or procedure: those of ICD-10-PCS titles that no ICD-10-CM diagnosis title
     holds ("resection", "bypass", "drainage"), :data:`TREATMENT_WORDS` and the procedures among
     :data:`ACRONYM_THINGS`, less the kind words."""
+    diagnosis, procedure = _title_words()
+    only_procedures = set().union(*procedure) - set().union(*diagnosis)
+    return frozenset(only_procedures | TREATMENT_WORDS | ACRONYM_PROCEDURES) - KIND_WORDS
+
+
+@functools.cache
+def _title_words() -> tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...]]:
+    """The words of each ICD-10-CM diagnosis title and of each ICD-10-PCS procedure title, tokenised once per
+    process for both :func:`clinical_words` and :func:`procedure_words`."""
     from clinrag.ingest.synthetic.icd import diagnosis_titles, procedure_titles
 
-    diagnosis = {token for title in diagnosis_titles().values() for token in tokenize(title)}
-    procedure = {token for title in procedure_titles().values() for token in tokenize(title)}
-    return frozenset((procedure - diagnosis) | TREATMENT_WORDS | ACRONYM_PROCEDURES) - KIND_WORDS
+    return (
+        tuple(frozenset(tokenize(title)) for title in diagnosis_titles().values()),
+        tuple(frozenset(tokenize(title)) for title in procedure_titles().values()),
+    )
 
 
 def is_procedure_word(token: str) -> bool:
