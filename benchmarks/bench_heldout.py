@@ -24,12 +24,16 @@ secretary, a GP trainee, a student nurse, run-on sentences without punctuation; 
 tenth templated split and a ninth free-form set, written and committed the same way, in new voices: an out-of-hours
 GP covering a weekend, a social worker or safeguarding lead writing a referral, patients writing about themselves
 with spelling slips, a radiographer, a midwife, a podiatrist, a pain team nurse, a bed manager, a hospice nurse, an
-A&E consultant at re-attendance, terse lower-case questions, long questions with asides); graded automatically (correct,
+A&E consultant at re-attendance, terse lower-case questions, long questions with asides; ``test11`` and
+``freeform10``: an eleventh templated split and a tenth free-form set, written and committed the same way, in new
+voices: a dental surgeon before an extraction, a prison healthcare nurse after a hospital escort, an NHS 111 health
+adviser reading from a call script, a district nurse, a stoma nurse, an anaesthetist at pre-op assessment, an
+optometrist, a community mental-health nurse, a locum registrar at night handover); graded automatically (correct,
 incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,test2,test3,test4,test5,test6,test7,test8,test9,test10] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -60,6 +64,7 @@ from clinrag.evaluate.heldout import (
     build_questions_8,
     build_questions_9,
     build_questions_10,
+    build_questions_11,
     grade,
     summarise,
 )
@@ -72,6 +77,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_7,
     FREEFORM_8,
     FREEFORM_9,
+    FREEFORM_10,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -138,6 +144,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_7, "freeform7")
         + freeform_questions(view, FREEFORM_8, "freeform8")
         + freeform_questions(view, FREEFORM_9, "freeform9")
+        + freeform_questions(view, FREEFORM_10, "freeform10")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -147,6 +154,7 @@ def main() -> None:
         + build_questions_8(view, seed=args.seed)
         + build_questions_9(view, seed=args.seed)
         + build_questions_10(view, seed=args.seed)
+        + build_questions_11(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -208,6 +216,7 @@ def main() -> None:
                     "freeform7",
                     "freeform8",
                     "freeform9",
+                    "freeform10",
                     "test2",
                     "test3",
                     "test4",
@@ -217,6 +226,7 @@ def main() -> None:
                     "test8",
                     "test9",
                     "test10",
+                    "test11",
                 )
             },
             "generators": figures,

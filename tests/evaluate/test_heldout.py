@@ -32,6 +32,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_8,
     SPLIT_9,
     SPLIT_10,
+    SPLIT_11,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -49,6 +50,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_7,
     FREEFORM_8,
     FREEFORM_9,
+    FREEFORM_10,
 )
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -181,8 +183,18 @@ def test_admissions_must_come_in_date_order() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [FREEFORM, FREEFORM_3, FREEFORM_4, FREEFORM_5, FREEFORM_6, FREEFORM_7, FREEFORM_8, FREEFORM_9],
-    ids=["freeform", "freeform3", "freeform4", "freeform5", "freeform6", "freeform7", "freeform8", "freeform9"],
+    [FREEFORM, FREEFORM_3, FREEFORM_4, FREEFORM_5, FREEFORM_6, FREEFORM_7, FREEFORM_8, FREEFORM_9, FREEFORM_10],
+    ids=[
+        "freeform",
+        "freeform3",
+        "freeform4",
+        "freeform5",
+        "freeform6",
+        "freeform7",
+        "freeform8",
+        "freeform9",
+        "freeform10",
+    ],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -224,15 +236,15 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10],
-    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10"],
+    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11],
+    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11"],
 )
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
     assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
     invented = set(heldout._INVENTED_FIRST_NAMES)
-    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10)
+    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11)
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
         seen |= {_wording(t) for t in templated + rejecting}
@@ -264,8 +276,8 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10],
-    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10"],
+    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11],
+    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11"],
 )
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:
     second = build_blind_split(view, split, seed=11)

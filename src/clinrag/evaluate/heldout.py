@@ -234,6 +234,10 @@ TEST10: Final = "test10"
 """The tenth blind test split (``data/heldout/test10.toml``: an out-of-hours GP covering a weekend, clipped and
 clinical, a social worker or safeguarding lead writing a referral, the patient themself writing in the first person
 with spelling slips), written without reading the question-reading code and committed before its first run."""
+TEST11: Final = "test11"
+"""The eleventh blind test split (``data/heldout/test11.toml``: a dental surgeon checking the medical history before
+an extraction, a prison healthcare nurse receiving a prisoner back from a hospital escort, an NHS 111 health adviser
+reading from a call script), written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -276,10 +280,11 @@ SPLIT_7: Final = BlindSplit.load(TEST7)
 SPLIT_8: Final = BlindSplit.load(TEST8)
 SPLIT_9: Final = BlindSplit.load(TEST9)
 SPLIT_10: Final = BlindSplit.load(TEST10)
+SPLIT_11: Final = BlindSplit.load(TEST11)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_10``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_11``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -304,6 +309,7 @@ build_questions_7: Final = _builder(SPLIT_7)
 build_questions_8: Final = _builder(SPLIT_8)
 build_questions_9: Final = _builder(SPLIT_9)
 build_questions_10: Final = _builder(SPLIT_10)
+build_questions_11: Final = _builder(SPLIT_11)
 
 
 def build_blind_split(

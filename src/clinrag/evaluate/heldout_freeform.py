@@ -31,6 +31,9 @@ Example:
     >>> ninth = [json.loads(line) for line in FREEFORM_9.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in ninth) >= 40, sum(bool(row.get("abstain")) for row in ninth) >= 10
     (True, True)
+    >>> tenth = [json.loads(line) for line in FREEFORM_10.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in tenth) >= 40, sum(bool(row.get("abstain")) for row in tenth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -76,6 +79,12 @@ FREEFORM_9: Final = Path(__file__).with_name("data") / "freeform_questions_9.jso
 voices of its own (a radiographer, a midwife, a podiatrist, a pain team nurse, a bed manager, a hospice nurse, an
 A&E consultant at re-attendance, terse lower-case questions with no verbs, long questions with several asides),
 written by someone who had not read the question-reading code and committed before its first run."""
+FREEFORM_10: Final = Path(__file__).with_name("data") / "freeform_questions_10.jsonl"
+"""A tenth blind set (split ``freeform10``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (a dental surgeon, a prison healthcare nurse, an NHS 111 health adviser, a district nurse, a stoma
+nurse, an anaesthetist at pre-op assessment, an optometrist, a community mental-health nurse, a locum registrar at
+night handover, several pinned to one stay of a patient with several admissions), written by someone who had not read
+the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
