@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import doctest
 import gzip
+import hashlib
 import tracemalloc
+from importlib import resources
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from clinrag.errors import ConfigError
 from clinrag.ingest import medline
 from clinrag.ingest.medline import Deletion, MedlineRecord, Problem, publication_date, read_medline
 from clinrag.ingest.synthetic import medline as synthetic
@@ -122,3 +125,21 @@ def test_the_gzip_is_a_real_gzip(tmp_path: Path) -> None:
     write_medline(tmp_path / "x.xml.gz", synthetic_records(2))
     with gzip.open(tmp_path / "x.xml.gz", "rt") as handle:
         assert "<PubmedArticleSet>" in handle.read()
+
+
+def test_citations_for_a_seed_are_byte_identical_to_the_reference(tmp_path: Path) -> None:
+    # the digest of the file written before the topics, journals and designs moved to medline.toml (issue 23)
+    write_medline(tmp_path / "base.xml", synthetic_records(500, seed=0))
+    digest = hashlib.sha256((tmp_path / "base.xml").read_bytes()).hexdigest()
+    assert digest == "e7a7dce74d742419ccbc624437a12063e6de40b5355f5f9a6241c4d5388516d1"
+
+
+def test_malformed_citation_content_is_reported_by_field(tmp_path: Path) -> None:
+    shipped = resources.files("clinrag.ingest.synthetic") / "medline.toml"
+    broken = shipped.read_text(encoding="utf-8").replace('outcomes = ["stroke"', 'outcome = ["stroke"', 1)
+    (tmp_path / "medline.toml").write_text(broken, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        synthetic.load_content(tmp_path / "medline.toml")
+    message = str(raised.value)
+    assert "medline.toml: topics.0.outcomes: Field required" in message
+    assert "medline.toml: topics.0.outcome: Unexpected keyword argument" in message

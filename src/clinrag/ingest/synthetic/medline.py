@@ -8,6 +8,9 @@ structured abstract (BACKGROUND, METHODS, RESULTS, CONCLUSIONS), authors drawn f
 topics, and keywords. `write_medline` returns the `MedlineRecord`s it wrote, so a reader can be checked against
 them field by field; an update file adds revised versions and ``DeleteCitation``.
 
+The topics, journals, designs, MeSH qualifiers and collective names citations are drawn from are data,
+``medline.toml`` beside this module, checked against :class:`CitationContent` when the module is imported.
+
 Example:
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "base.xml"
@@ -21,127 +24,98 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+
+from clinrag.errors import ConfigError
 from clinrag.ingest.medline import AbstractSection, Author, MedlineRecord, MeshHeading
 
 FIRST_PMID: Final = 30_000_000
 _MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-@dataclass(frozen=True)
+_SCHEMA = ConfigDict(extra="forbid")
+"""Every class below rejects a field it does not know, so a misspelt field name is reported, not ignored."""
+
+
+@dataclass(frozen=True, config=_SCHEMA)
 class Topic:
     """A condition with its MeSH descriptor and the treatments and outcomes studied for it."""
 
     condition: str
     mesh: str
     ui: str
-    treatments: tuple[str, ...]
-    outcomes: tuple[str, ...]
+    treatments: tuple[str, ...] = Field(min_length=2)
+    outcomes: tuple[str, ...] = Field(min_length=1)
 
 
-TOPICS: Final = (
-    Topic(
-        "atrial fibrillation",
-        "Atrial Fibrillation",
-        "D001281",
-        ("apixaban", "warfarin", "rivaroxaban", "catheter ablation", "amiodarone"),
-        ("stroke", "major bleeding", "all-cause mortality"),
-    ),
-    Topic(
-        "heart failure",
-        "Heart Failure",
-        "D006333",
-        ("sacubitril-valsartan", "empagliflozin", "dapagliflozin", "spironolactone", "carvedilol"),
-        ("hospitalisation for heart failure", "cardiovascular death"),
-    ),
-    Topic(
-        "type 2 diabetes",
-        "Diabetes Mellitus, Type 2",
-        "D003924",
-        ("metformin", "semaglutide", "insulin glargine", "empagliflozin", "sitagliptin"),
-        ("HbA1c", "major adverse cardiovascular events", "weight loss"),
-    ),
-    Topic(
-        "community-acquired pneumonia",
-        "Pneumonia",
-        "D011014",
-        ("ceftriaxone", "azithromycin", "levofloxacin", "hydrocortisone", "amoxicillin"),
-        ("30-day mortality", "clinical cure", "length of stay"),
-    ),
-    Topic(
-        "ischaemic stroke",
-        "Ischemic Stroke",
-        "D000083242",
-        ("alteplase", "tenecteplase", "thrombectomy", "aspirin", "clopidogrel"),
-        ("functional independence", "symptomatic haemorrhage", "recurrent stroke"),
-    ),
-    Topic(
-        "hip fracture",
-        "Hip Fractures",
-        "D006620",
-        ("early surgery", "tranexamic acid", "nerve block", "orthogeriatric care", "enoxaparin"),
-        ("delirium", "one-year mortality", "return to mobility"),
-    ),
-    Topic(
-        "sepsis",
-        "Sepsis",
-        "D018805",
-        ("balanced crystalloids", "norepinephrine", "hydrocortisone", "procalcitonin-guided therapy", "vasopressin"),
-        ("28-day mortality", "acute kidney injury"),
-    ),
-    Topic(
-        "chronic kidney disease",
-        "Renal Insufficiency, Chronic",
-        "D051436",
-        ("dapagliflozin", "finerenone", "ramipril", "losartan", "sodium bicarbonate"),
-        ("eGFR decline", "end-stage kidney disease"),
-    ),
-    Topic(
-        "alcohol withdrawal",
-        "Alcohol Withdrawal Delirium",
-        "D000430",
-        ("lorazepam", "phenobarbital", "chlordiazepoxide", "gabapentin", "thiamine"),
-        ("seizures", "ICU admission", "length of stay"),
-    ),
-    Topic(
-        "COPD exacerbation",
-        "Pulmonary Disease, Chronic Obstructive",
-        "D029424",
-        ("prednisone", "doxycycline", "noninvasive ventilation", "tiotropium", "roflumilast"),
-        ("treatment failure", "readmission"),
-    ),
-)
-JOURNALS: Final = (
-    ("The New England Journal of Medicine", "N Engl J Med", "0028-4793"),
-    ("Lancet (London, England)", "Lancet", "0140-6736"),
-    ("JAMA", "JAMA", "0098-7484"),
-    ("BMJ (Clinical research ed.)", "BMJ", "0959-8138"),
-    ("Annals of internal medicine", "Ann Intern Med", "0003-4819"),
-    ("Circulation", "Circulation", "0009-7322"),
-    ("Stroke", "Stroke", "0039-2499"),
-    ("Critical care medicine", "Crit Care Med", "0090-3493"),
-    ("Diabetes care", "Diabetes Care", "0149-5992"),
-    ("Chest", "Chest", "0012-3692"),
-)
-DESIGNS: Final = (
-    ("Randomized Controlled Trial", "a randomised controlled trial", "D016449"),
-    ("Observational Study", "a prospective cohort study", "D064888"),
-    ("Meta-Analysis", "a meta-analysis of randomised trials", "D017418"),
-    ("Review", "a systematic review", "D016454"),
-)
-_QUALIFIERS: Final = (
-    ("drug therapy", "Q000188"),
-    ("therapy", "Q000628"),
-    ("mortality", "Q000401"),
-    ("prevention & control", "Q000517"),
-    ("epidemiology", "Q000453"),
-)
-_COLLECTIVES: Final = ("the {c} Trial Investigators", "{c} Collaborative Group", "the {c} Study Group")
+@dataclass(frozen=True, config=_SCHEMA)
+class Journal:
+    """A journal a citation appears in: its title, ISO abbreviation and print ISSN."""
+
+    title: str
+    abbreviation: str
+    issn: str
+
+
+@dataclass(frozen=True, config=_SCHEMA)
+class Design:
+    """A study design: its MEDLINE publication type, the words the abstract names it by, and the type's UI."""
+
+    publication_type: str
+    words: str
+    ui: str
+
+
+@dataclass(frozen=True, config=_SCHEMA)
+class Qualifier:
+    """A MeSH qualifier of the topic's heading."""
+
+    name: str
+    ui: str
+
+
+@dataclass(frozen=True, config=_SCHEMA)
+class CitationContent:
+    """What the synthetic citations are drawn from (``medline.toml``, beside this module), each in listed order."""
+
+    topics: tuple[Topic, ...] = Field(min_length=1)
+    journals: tuple[Journal, ...] = Field(min_length=1)
+    designs: tuple[Design, ...] = Field(min_length=1)
+    qualifiers: tuple[Qualifier, ...] = Field(min_length=1)
+    collectives: tuple[str, ...] = Field(min_length=1)
+    """Collective author names; ``{c}`` is the first word of the topic's condition, in capitals."""
+
+
+def load_content(file: Traversable) -> CitationContent:
+    """The citation content of a TOML ``file``, checked against :class:`CitationContent`.
+
+    Raises :class:`~clinrag.errors.ConfigError` listing every problem (file, field, what).
+
+    Example:
+        >>> content = load_content(resources.files("clinrag.ingest.synthetic") / "medline.toml")
+        >>> content.topics[0].condition, len(content.journals)
+        ('atrial fibrillation', 10)
+    """
+    try:
+        return TypeAdapter(CitationContent).validate_python(tomllib.loads(file.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{file.name}: not valid TOML: {error}") from None
+    except ValidationError as error:
+        problems = [f"  {file.name}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
+        raise ConfigError("invalid citation content:\n" + "\n".join(problems)) from None
+
+
+CONTENT: Final = load_content(resources.files("clinrag.ingest.synthetic") / "medline.toml")
+TOPICS: Final = CONTENT.topics
 
 
 def _names() -> dict[str, list[str]]:
@@ -161,7 +135,7 @@ def _authors(rng: random.Random, names: dict[str, list[str]], topic: Topic) -> t
             Author(last=rng.choice(names["surname"]), fore=fore, initials=initials, affiliations=(affiliation,))
         )
     if rng.random() < 0.1:
-        name = rng.choice(_COLLECTIVES).format(c=topic.condition.split()[0].upper())
+        name = rng.choice(CONTENT.collectives).format(c=topic.condition.split()[0].upper())
         authors.append(Author(collective=name))
     return tuple(authors)
 
@@ -170,14 +144,14 @@ def _record(index: int, rng: random.Random, names: dict[str, list[str]]) -> Medl
     topic = rng.choice(TOPICS)
     treatment, comparator = rng.sample(topic.treatments, 2)
     outcome = rng.choice(topic.outcomes)
-    design, design_words, _ = rng.choice(DESIGNS)
-    journal, abbrev, issn = rng.choice(JOURNALS)
+    design = rng.choice(CONTENT.designs)
+    journal = rng.choice(CONTENT.journals)
     patients = rng.randrange(120, 9000, 10)
     ratio = round(rng.uniform(0.55, 1.15), 2)
     better = ratio < 0.9
     title = (
         f"{treatment[0].upper() + treatment[1:]} versus {comparator} for {outcome} in "
-        f"{topic.condition}: {design_words}."
+        f"{topic.condition}: {design.words}."
     )
     abstract = (
         AbstractSection(
@@ -189,7 +163,7 @@ def _record(index: int, rng: random.Random, names: dict[str, list[str]]) -> Medl
         AbstractSection(
             label="METHODS",
             category="METHODS",
-            text=f"In {design_words}, {patients} adults with {topic.condition} received {treatment} or "
+            text=f"In {design.words}, {patients} adults with {topic.condition} received {treatment} or "
             f"{comparator}. The primary outcome was {outcome}.",
         ),
         AbstractSection(
@@ -208,9 +182,9 @@ def _record(index: int, rng: random.Random, names: dict[str, list[str]]) -> Medl
             ),
         ),
     )
-    qualifier = rng.choice(_QUALIFIERS)
+    qualifier = rng.choice(CONTENT.qualifiers)
     mesh = (
-        MeshHeading(descriptor=topic.mesh, ui=topic.ui, major=True, qualifiers=((qualifier[0], qualifier[1], True),)),
+        MeshHeading(descriptor=topic.mesh, ui=topic.ui, major=True, qualifiers=((qualifier.name, qualifier.ui, True),)),
         MeshHeading(descriptor="Humans", ui="D006801"),
         MeshHeading(descriptor=rng.choice(("Aged", "Middle Aged", "Adult")), ui="D000368"),
     )
@@ -221,16 +195,16 @@ def _record(index: int, rng: random.Random, names: dict[str, list[str]]) -> Medl
         title=title,
         abstract=abstract,
         authors=_authors(rng, names, topic),
-        journal=journal,
-        journal_abbrev=abbrev,
-        issn=issn,
+        journal=journal.title,
+        journal_abbrev=journal.abbreviation,
+        issn=journal.issn,
         volume=str(rng.randint(1, 400)),
         issue=str(rng.randint(1, 24)),
         pages=f"{(start := rng.randint(1, 2000))}-{start + rng.randint(4, 14)}",
         languages=("eng",),
         year=year,
         month=rng.randint(1, 12),
-        publication_types=("Journal Article", design),
+        publication_types=("Journal Article", design.publication_type),
         mesh=mesh,
         keywords=(topic.condition, treatment, outcome),
     )
