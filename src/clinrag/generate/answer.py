@@ -41,6 +41,7 @@ from clinrag.generate.extractive import (
     extract_answer,
     focused_texts,
     question_terms,
+    reaction_lines,
     summarise_admissions,
 )
 from clinrag.generate.llm import Generator
@@ -274,10 +275,13 @@ class Answerer:
         headers = {n: provenance(sources[n - 1].chunk) for n in texts}
         semantic = self.embedder if self.settings.semantic_support else None
         sections = {n: sources[n - 1].chunk.section for n in texts}
+        # a reaction to the drug an allergy question names may be told in the course, not the allergy list
+        reacting = reaction_lines(understanding, [s for s in sources if s.number in texts], texts)
+        wanted = (*understanding.sections, *sorted({s.chunk.section for s, _ in reacting if s.chunk.section}))
 
         def checked_of(text: str) -> Verification:
             verified = verify(text, texts, self.settings.support_threshold, semantic, headers)
-            return _uncontradicted(on_question(verified, terms, texts, understanding.sections, sections), sources)
+            return _uncontradicted(on_question(verified, terms, texts, wanted, sections), sources)
 
         checked = Verification((), 0) if declined else checked_of(draft)
         fallback_from: str | None = None

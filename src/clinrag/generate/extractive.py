@@ -41,6 +41,7 @@ from clinrag.ingest.sentences import split_sentences
 from clinrag.retrieve.classes import member_words, mentioned
 from clinrag.retrieve.intent import KIND_SECTIONS
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.vocabulary import is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned, stem
 from clinrag.types import Source
 
@@ -213,6 +214,7 @@ def answering_lines(
         if chosen_by:
             about = {stay_of(s.chunk) for s in sources if forms_mentioned(chosen_by, mentioned(texts[s.number]))}
             sources = [source for source in sources if stay_of(source.chunk) in about]
+    reactions = reaction_lines(understanding, sources, texts)
     kind_sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
     # the section a kind of fact is (not the hospital course a procedure may also be told in): its list answers
     main_section = kind_sections[0] if kind_sections and understanding.fact_kind in SECTION_KINDS else None
@@ -251,7 +253,54 @@ def answering_lines(
             if key not in chosen and len(chosen) >= max_lines:
                 break
             chosen.setdefault(key, []).append(source.number)
+    for source, line in reactions:  # "what reaction did he have to the antipsychotic?": the course records it
+        key = (_label(source), line)
+        if key in chosen or len(chosen) < max_lines:
+            chosen.setdefault(key, []).append(source.number)
     return chosen
+
+
+_ADVERSE: Final = re.compile(
+    r"-induced\b|\binduced by\b|\breactions?\b|\bintoleran\w*|\badverse\b|\bside[- ]effects?\b", re.IGNORECASE
+)
+"""Words that report a drug's harm to the patient ("antipsychotic-induced dystonia", "a reaction to …")."""
+
+
+def reaction_lines(
+    understanding: QueryUnderstanding, sources: Sequence[Source], texts: dict[int, str] | None = None
+) -> list[tuple[Source, str]]:
+    """For a question about allergies that names a drug or a class of drugs, the lines outside the allergy list that
+    report a harm from it ("an antipsychotic-induced acute dystonia"): an adverse reaction in hospital is often in
+    the course, not the allergy list, and the list ("No Known Allergies") would not answer "what reaction did he
+    have to the antipsychotic?". ``texts`` are the sources' texts by number (default: each chunk's own).
+
+    Example:
+        >>> from clinrag.evaluate.adversarial import note_chunk
+        >>> from clinrag.retrieve.query import understand
+        >>> course = note_chunk(7, "Ada Stone", "Brief Hospital Course", "Haloperidol-induced dystonia. Stable.")
+        >>> sources = [Source(number=1, chunk=course, score=1.0)]
+        >>> [line for _, line in reaction_lines(understand("Reaction to haloperidol?"), sources)]
+        ['Brief Hospital Course: Haloperidol-induced dystonia.']
+    """
+    if understanding.fact_kind != "allergy":
+        return []
+    drugs = {
+        word
+        for word in understanding.context | understanding.things
+        if is_drug_name(word) or word in understanding.classes
+    }
+    if not drugs:
+        return []
+    found: list[tuple[Source, str]] = []
+    for source in sources:
+        section = source.chunk.section
+        if section == "Allergies" or source.chunk.subject_id is None:
+            continue
+        text = texts.get(source.number, "") if texts is not None else sanitize_source(source.chunk.text).text
+        for line in _lines(text):
+            if _ADVERSE.search(line) and forms_mentioned(drugs, mentioned(line)) and not _HEADING_ONLY.match(line):
+                found.append((source, line if not section or line.startswith(section) else f"{section}: {line}"))
+    return found
 
 
 _NEGATED_BEFORE = re.compile(

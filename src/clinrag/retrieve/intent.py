@@ -30,6 +30,14 @@ _ADMITTED = (
 )
 _DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets|(?:medication |drug )?regimens?)"
 _STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
+_TESTS = (
+    r"(?:tests?|labs?|bloods?|blood (?:tests?|work|levels?)|(?:drug )?levels?|imaging|scans?|x-?rays?|cxr|ct|mri"
+    r"|ultrasound|echo\w*|ecg|ekg|films?)"
+)
+_PLANNED = (
+    r"(?:arranged|booked|due|planned|scheduled|requested|ordered for|needed|needs? (?:doing|checking|repeating|to be)"
+    r"|to be (?:done|checked|repeated|rechecked)|(?:does|do|did|will|would) (?:he|she|they|the patient) need)"
+)
 
 SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
@@ -44,7 +52,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         rf"(?:before|prior to) {_ADMITTED}|(?:home|outpatient) {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
-        rf"|{_DRUGS}(?: list)? (?:when|on|at|upon) (?:admitted|admission|arrival)"
+        rf"|{_DRUGS}\b[^?.!;]{{0,40}}\b(?:(?:on|at|upon) (?:the time of )?(?:admission|arrival)"
+        r"|when (?:\w+ ){0,3}admitted)"
+        rf"|(?:before|prior to) (?:(?:the|his|her|their|this|that) )?(?:\w+ ){{0,2}}(?:{_ADMITTED})"
+        r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
         r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
@@ -89,7 +100,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
         r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?"
-        r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home",
+        r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home"
+        r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with",
         ("Social History",),
     ),
     (
@@ -119,7 +131,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
     (
-        r"follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
+        rf"(?:repeat|follow[- ]?up|further|outpatient|interval|surveillance) (?:\w+ ){{0,2}}{_TESTS}"
+        r"(?![^?.!;]{0,30}\b(?:show|showed|shows|reveal\w*|found|results?)\b)"  # a planned test, not its result
+        rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}"
+        r"|follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
@@ -268,6 +283,20 @@ def kind_candidates(question: str) -> tuple[str, ...]:
             if inside and kind == "procedure":
                 continue  # "after the operation": when, not what
             found.append((match.start(), match.end(), kind))
+    # a cue inside a longer cue of another kind is a word of it: the "X-ray" of "a repeat chest X-ray due" is a test
+    # planned, not a result
+    found = [
+        (start, end, kind)
+        for start, end, kind in found
+        if not any(
+            other != kind and begin <= start and end <= finish and (begin, finish) != (start, end)
+            for begin, finish, other in found
+        )
+    ]
+    if any(not _WHEN_ONLY.match(question[start:end]) for start, end, _ in found):
+        # "on discharge" says when, and asks for the discharge list only when nothing else is asked: "which bloods
+        # need doing after discharge?"
+        found = [cue for cue in found if not _WHEN_ONLY.match(question[cue[0] : cue[1]])]
     found.sort()
     heads = [
         cue
@@ -285,6 +314,10 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         # discharged on?" asks for the discharge list
         heads.sort(key=lambda cue: not any(begin <= cue[0] < end for begin, end in asking))
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
+
+
+_WHEN_ONLY: Final = re.compile(r"^(?:on|at|after|upon) discharge$", re.IGNORECASE)
+"""A cue that only says when (:func:`kind_candidates`)."""
 
 
 _CLAUSE: Final = re.compile(
