@@ -42,6 +42,7 @@ from clinrag.generate.extractive import (
     focused_texts,
     question_terms,
     reaction_lines,
+    says_none,
     summarise_admissions,
 )
 from clinrag.generate.llm import Generator
@@ -349,16 +350,16 @@ class Answerer:
 
     def _with_kind_sections(self, question: str, retrieval: Retrieval, filters: SearchFilters | None) -> Retrieval:
         """``retrieval``, or — when the question asks one patient's fact of a kind (a procedure, the chief complaint)
-        and no hit comes from a section that holds that kind — the hits of a second search of the question in those
-        sections of that patient, first: "CC for Ada Stone?" ranks her note's other sections above its chief
-        complaint, which the reading of the question knows is where the answer is."""
+        and no hit comes from a section that holds that kind (or only one that says "None") — the hits of a second
+        search of the question in those sections of that patient, first: "CC for Ada Stone?" ranks her note's other
+        sections above its chief complaint, which the reading of the question knows is where the answer is."""
         understanding = retrieval.understanding
         sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
         patients = {hit.chunk.subject_id for hit in retrieval.hits}
         if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
             return retrieval
-        if any(hit.chunk.section in sections for hit in retrieval.hits):
-            return retrieval
+        if any(hit.chunk.section in sections and not says_none(hit.chunk.text) for hit in retrieval.hits):
+            return retrieval  # "Procedure: None" of one stay does not say another stay had none
         narrowed = (filters or SearchFilters()).model_copy(
             update={"subject_ids": tuple(patients), "sections": sections}
         )

@@ -222,6 +222,8 @@ def answering_lines(
         if wanted_sections and any(source.chunk.section in wanted_sections for source in sources):
             sources = [source for source in sources if source.chunk.section in wanted_sections]
             break
+    if any(not says_none(texts[source.number]) for source in sources):  # one stay's "None", another's operation
+        sources = [source for source in sources if not says_none(texts[source.number])]
     complication = understanding.fact_kind == "complication"
     reported = {
         stay_of(source.chunk)
@@ -258,6 +260,19 @@ def answering_lines(
         if key in chosen or len(chosen) < max_lines:
             chosen.setdefault(key, []).append(source.number)
     return chosen
+
+
+_NONE: Final = re.compile(r"^[^:\n]{1,60}:\s*(?:none|n/?a|nil)\.?\s*$", re.IGNORECASE)
+
+
+def says_none(text: str) -> bool:
+    """Whether a section's ``text`` says only that it holds nothing ("Major Surgical or Invasive Procedure: None").
+
+    Example:
+        >>> says_none("Major Surgical or Invasive Procedure:\\nNone"), says_none("Major Surgical …: lap appy")
+        (True, False)
+    """
+    return _NONE.match(text.strip()) is not None
 
 
 _ADVERSE: Final = re.compile(
