@@ -64,7 +64,7 @@ from clinrag.retrieve.head import (
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
-from clinrag.retrieve.query import QueryUnderstanding
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
@@ -355,6 +355,8 @@ class Answerer:
         sections above its chief complaint, which the reading of the question knows is where the answer is."""
         understanding = retrieval.understanding
         sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
+        if understanding.fact_kind in SECTION_KINDS:  # the one section that answers it whole: the chief complaint,
+            sections = sections[:1]  # not the history of present illness that tells it at length
         patients = {hit.chunk.subject_id for hit in retrieval.hits}
         if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
             return retrieval
