@@ -355,8 +355,10 @@ class Answerer:
         sections above its chief complaint, which the reading of the question knows is where the answer is."""
         understanding = retrieval.understanding
         sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
-        if understanding.fact_kind in SECTION_KINDS:  # the one section that answers it whole: the chief complaint,
-            sections = sections[:1]  # not the history of present illness that tells it at length
+        if understanding.fact_kind in SECTION_KINDS or understanding.fact_kind == "procedure":
+            # the one section that lists it: the chief complaint, not the history of present illness that tells it
+            # at length; the procedure list, not the course that mentions what was awaited
+            sections = sections[:1]
         patients = {hit.chunk.subject_id for hit in retrieval.hits}
         if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
             return retrieval
