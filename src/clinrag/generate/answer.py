@@ -657,6 +657,14 @@ _EQUIPMENT: Final = frozenset({"scanner", "scanners", "machine", "machines", "de
 """Where and with what a study is done: no finding a record holds."""
 
 
+_SERVICE_DETAIL: Final = re.compile(
+    r"\b(?:(?:phone|telephone|contact|direct[- ]dial|extension)\s+numbers?|numbers?\s+(?:for|of)\s+(?:the\s+)?\w+"
+    r"|opening\s+(?:hours|times)|visiting\s+(?:hours|times)|address\s+(?:for|of)|car\s+park(?:ing)?|parking)\b",
+    re.IGNORECASE,
+)
+"""How a question asks for a service's details (a number, opening hours, an address): not a patient's record."""
+
+
 def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filters: SearchFilters | None) -> bool:
     """Whether the question, read once, asks the records for nothing: no patient (``names``: the patients it names,
     resolved or found among the sources' patients), no clinical thing, no kind of
@@ -667,6 +675,8 @@ def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filte
     things = understanding.things
     if not understanding.about_patients and things <= class_words("study") | _EQUIPMENT:
         things = frozenset()  # "is the MRI scanner open on bank holidays?" names a machine, not a finding
+    if not understanding.about_patients and _SERVICE_DETAIL.search(understanding.text):
+        things = frozenset()  # "the number for the emergency dental service?" asks about a service, not a patient
     if names or things or understanding.date_range is not None:
         return False
     if understanding.latest_admission or understanding.first_admission:

@@ -80,7 +80,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention"
-        r"|taken to (?:the )?(?:or|theat(?:re|er))|status post",
+        r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
+        r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
+        r"|what did (?:they|the \w+) do\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -134,6 +136,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"(?:repeat|follow[- ]?up|further|outpatient|interval|surveillance) (?:\w+ ){{0,2}}{_TESTS}"
         r"(?![^?.!;]{0,30}\b(?:show|showed|shows|reveal\w*|found|results?)\b)"  # a planned test, not its result
         rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}"
+        rf"|(?:booked|arranged|scheduled|referred|listed) (?:in )?for (?:\w+ ){{0,3}}{_TESTS}"
         r"|follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
@@ -208,15 +211,71 @@ _ANCHOR = re.compile(
 what is asked (the complication after it, the follow-up after it)."""
 
 
+_ROLE_HEAD: Final = (
+    r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
+    r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
+    r"|paramedics?|physios?|carers?|students?|trainees?|reg|sho|hca|cpn|gp|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
+)
+_ROLE: Final = (
+    r"(?:(?!(?:what|which|who|whom|when|where|why|how|did|does|do|is|was|were|are|has|have|had|can|could|any)\b)"
+    rf"[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_ROLE_HEAD})*"
+)
+_ASKER = re.compile(
+    rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
+    rf"({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|writing\b|doing\b|calling\b|checking\b|covering\b|seeing\b|re\b|for\b))"
+    rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b",
+    re.IGNORECASE,
+)
+
+
+def asker_spans(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` says who asks ("Dental surgeon:", "Stoma nurse specialist.", "I'm the district nurse"):
+    the words of the asker's role ("dental", "stoma") are never what is asked about, nor a kind of record
+    ("surgeon" is not a question about surgery).
+
+    Example:
+        >>> q = "Dental surgeon: is Ada Stone allergic to anything?"
+        >>> [q[start:end] for start, end in asker_spans(q)]
+        ['Dental surgeon']
+        >>> asker_spans("Which surgeon did Ada Stone's knee replacement?")
+        []
+    """
+    return [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2) if match.group(group)]
+
+
+_PLANNED_CLAUSE: Final = re.compile(
+    r"\b(?:i'll|we'll|i'd like to|want(?:s|ed)? to|going to|plan(?:s|ning)? to|about to|will|shall"
+    r"|should(?:n't| not)?|next (?:week|month)|tomorrow|later today)\b",
+    re.IGNORECASE,
+)
+"""A clause about what the asker (or anyone) means to do: an event named in it as a time is not the patient's."""
+_PATIENTS_EVENT: Final = re.compile(r"\b(?:his|her|their|its)\s", re.IGNORECASE)
+
+
 def anchor_spans(question: str) -> list[tuple[int, int]]:
-    """Where ``question`` names the event it asks about the time after (the words after "after the").
+    """Where ``question`` names the event it asks about the time after (the words after "after the"). An event in a
+    clause about a plan ("I want to prescribe amoxicillin after taking a tooth out") is not one of the patient's,
+    unless it is theirs by name ("after his bypass").
 
     Example:
         >>> q = "Was he anaemic after the hip surgery?"
         >>> [q[start:end] for start, end in anchor_spans(q)]
         ['hip surgery']
+        >>> anchor_spans("I want to prescribe amoxicillin after taking a tooth out - any allergy?")
+        []
     """
-    return [(match.start(1), match.end(1)) for match in _ANCHOR.finditer(question)]
+    roles = asker_spans(question)
+    clauses = clause_spans(question)
+    spans: list[tuple[int, int]] = []
+    for match in _ANCHOR.finditer(question):
+        if any(begin <= match.start(1) < end for begin, end in roles):
+            continue
+        clause = next((question[begin:end] for begin, end in clauses if begin <= match.start() < end), "")
+        theirs = _PATIENTS_EVENT.search(question[match.start() : match.start(1)]) is not None
+        if _PLANNED_CLAUSE.search(clause) and not theirs:
+            continue
+        spans.append((match.start(1), match.end(1)))
+    return spans
 
 
 _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)
@@ -272,16 +331,19 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         >>> kind_candidates("Do the carers at home know about her allergies?")
         ('social', 'allergy')
         >>> kind_candidates("I look after Ada at home, what allergies does the hospital have down for her?")
-        ('allergy', 'social')
+        ('allergy',)
     """
     anchors = anchor_spans(question)
+    roles = asker_spans(question)
     found: list[tuple[int, int, str]] = []
     for pattern, sections in _CUES:
         for match in pattern.finditer(question):
             kind = FACT_KINDS[sections[0]]
+            if any(start <= match.start() < end for start, end in roles):
+                continue  # "Dental surgeon:" says who asks, not that surgery is asked about
             inside = any(start <= match.start() < end for start, end in anchors)
-            if inside and kind == "procedure":
-                continue  # "after the operation": when, not what
+            if inside:
+                continue  # "after the operation", "after the alcohol withdrawal admission": when, not what
             found.append((match.start(), match.end(), kind))
     # a cue inside a longer cue of another kind is a word of it: the "X-ray" of "a repeat chest X-ray due" is a test
     # planned, not a result
@@ -311,8 +373,9 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     asking = [(begin, end) for begin, end in clause_spans(question) if INTERROGATIVE.match(question[begin:end])]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
-        # discharged on?" asks for the discharge list
-        heads.sort(key=lambda cue: not any(begin <= cue[0] < end for begin, end in asking))
+        # discharged on?" asks for the discharge list, and "Writing the medical history: what symptoms took her
+        # in?" for the presenting complaint, not the history
+        heads = [cue for cue in heads if any(begin <= cue[0] < end for begin, end in asking)]
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
@@ -321,7 +384,7 @@ _WHEN_ONLY: Final = re.compile(r"^(?:on|at|after|upon) discharge$", re.IGNORECAS
 
 
 _CLAUSE: Final = re.compile(
-    r"[,;:?!]|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
+    r"[,;:?!]|\.(?=\s)|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
 )
 """Where a clause ends: punctuation, a dash, "and", or a question word inside a sentence ("wound looks red what op
 was it")."""
@@ -336,7 +399,9 @@ INTERROGATIVE: Final = re.compile(
 REFERS_BACK: Final = re.compile(
     r"\b(?:have|had|has|get|got|undergo|underwent|after|from|with|following|since|receive|received)"
     r"\s+(?:it|that one|this(?=\s*(?:[?.,;:!]|$|(?:and|or|then|done|performed|before)\b)))\b"
-    r"|\b(?:what|did|does|has|had)\s+(?:it|that)\s+(?:show|showed|shows|find|found|reveal|revealed)\b",
+    r"|\b(?:what|did|does|has|had)\s+(?:it|that)\s+(?:show|showed|shows|find|found|reveal|revealed)\b"
+    r"|\b(?:(?:it|that|this)\s+(?:was|were|got|had been)|(?:was|were)\s+(?:it|that|this))\s+(?:\w+\s+)?"
+    r"(?:done|performed|carried out|removed|placed|fitted)\b",
     re.IGNORECASE,
 )
 """A clause that points back at a thing named before it ("A previous vasectomy excludes; when did he have it?"):
@@ -378,7 +443,13 @@ def cue_spans(question: str) -> list[tuple[int, int]]:
         >>> [q[start:end] for start, end in cue_spans(q)]
         ['procedure', 'undergo']
     """
-    spans = [(match.start(), match.end()) for pattern, _ in _CUES for match in pattern.finditer(question)]
+    roles = asker_spans(question)
+    spans = [
+        (match.start(), match.end())
+        for pattern, _ in _CUES
+        for match in pattern.finditer(question)
+        if not any(start <= match.start() < end for start, end in roles)
+    ]
     spans += [(match.start(), match.end()) for match in _SUMMARY.finditer(question)]
     spans += [(match.start(), match.end()) for match in _PLURAL_STAYS.finditer(question)]
     return sorted(spans)
@@ -391,8 +462,9 @@ def section_intent(question: str) -> tuple[str, ...]:
         >>> section_intent("What was Betty Henry taking before being admitted?")
         ('Medications on Admission',)
     """
+    roles = asker_spans(question)
     found: dict[str, None] = {}
     for pattern, sections in _CUES:
-        if pattern.search(question):
+        if any(not any(a <= m.start() < b for a, b in roles) for m in pattern.finditer(question)):
             found.update(dict.fromkeys(sections))
     return tuple(found)

@@ -33,6 +33,7 @@ from clinrag.retrieve.intent import (
     KIND_SECTIONS,
     REFERS_BACK,
     anchor_spans,
+    asker_spans,
     cue_spans,
     fact_kind,
     kind_candidates,
@@ -138,7 +139,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     kind = fact_kind(read)
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
-    kept = blanked(read, anchor_spans(read))
+    kept = blanked(read, [*anchor_spans(read), *asker_spans(read)])
     procedure_asked = kind == "procedure"
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
@@ -149,7 +150,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     if kind == "discharge_medications" and not cued:  # read from medicines after an event, not from a cue
         sections = KIND_SECTIONS[kind]
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
-    if kind == "results":
+    if kind in (None, "results", "procedure"):  # "the sleep study", "a renal biopsy": which examination
         things |= examination_qualifiers(read)
     if kind == "procedure":  # "which operation for the diverticulitis?": the indication chooses the stay, as a time
         anchors |= _things_in(_only(read, indication_spans(read)), expansions) & things
@@ -318,7 +319,7 @@ def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) ->
         >>> asked_things("What follow-up was arranged for her after discharge?")
         frozenset()
     """
-    kept = blanked(question, [*cue_spans(question), *anchor_spans(question)])
+    kept = blanked(question, [*cue_spans(question), *anchor_spans(question), *asker_spans(question)])
     return _things_in(kept, expansions)
 
 
