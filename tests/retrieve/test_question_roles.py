@@ -1,0 +1,91 @@
+"""Who asks, what they plan and what they ask: the reading of a question keeps them apart (issue 14's held-out
+misses: an asker's role read as the thing asked, a planned test read as a result, a plan read as the patient's
+event)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinrag.retrieve.intent import anchor_spans, asker_spans, fact_kind, kind_candidates
+from clinrag.retrieve.query import understand
+
+
+@pytest.mark.parametrize(
+    ("question", "role"),
+    [
+        ("Dental surgeon: is Ada Stone allergic to anything?", "Dental surgeon"),
+        ("Stoma nurse specialist. I'm seeing Ada Stone next week - which operation?", "Stoma nurse specialist"),
+        ("Anaesthetist, pre-op: Ada Stone's allergies?", "Anaesthetist"),
+        ("Radiographer doing a hip film on Ada Stone - what was done?", "Radiographer"),
+        ("hi, I'm the district nurse for Ada Stone, who does she live with?", "district nurse"),
+    ],
+)
+def test_the_askers_role_is_found_and_names_nothing_to_find(question: str, role: str) -> None:
+    assert [question[start:end] for start, end in asker_spans(question)] == [role]
+    assert not {token.lower() for token in role.split()} & understand(question).things
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which surgeon did Ada Stone's knee replacement?", "Do the carers at home know about her allergies?"],
+)
+def test_a_role_inside_the_question_is_not_the_asker(question: str) -> None:
+    assert asker_spans(question) == []
+
+
+def test_a_role_cues_no_kind() -> None:
+    assert kind_candidates("Dental surgeon: is Ada Stone allergic to anything?") == ("allergy",)
+
+
+def test_an_event_in_a_plan_is_not_the_patients_but_theirs_by_name_is() -> None:
+    assert anchor_spans("I want to prescribe amoxicillin after taking a tooth out - any allergy?") == []
+    assert anchor_spans("Dental surgeon: after the extraction he shouldn't be alone - who does he live with?") == []
+    question = "We will review him after his bypass - any complications?"
+    assert [question[start:end] for start, end in anchor_spans(question)] == ["bypass"]
+    question = "I'm Ada - what complications did I have after the hip operation?"
+    assert [question[start:end] for start, end in anchor_spans(question)] == ["hip operation"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When is his repeat chest X-ray due, per the discharge plan?",
+        "Does she need a follow up chest xray, and when?",
+        "Which bloods need doing after discharge and when?",
+        "Which blood tests were arranged alongside the lithium?",
+        "What bloods does she need until it is gone?",
+        "After the COPD admission was she booked for lung function tests?",
+    ],
+)
+def test_a_planned_test_is_follow_up(question: str) -> None:
+    assert fact_kind(question) == "followup"
+
+
+def test_a_result_of_a_follow_up_scan_is_a_result() -> None:
+    assert fact_kind("What did the follow-up CT show?") == "results"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which medicines was the service user already on when admitted?",
+        "Which medicines was he on at the time of admission?",
+        "What was she on before the pneumonia admission?",
+    ],
+)
+def test_medicines_when_admitted_are_the_admission_list(question: str) -> None:
+    assert fact_kind(question) == "admission_medications"
+
+
+def test_on_discharge_alone_says_when() -> None:
+    assert kind_candidates("Which bloods need doing after discharge?") == ("followup",)
+    assert fact_kind("What was Ada Stone given on discharge?") == "discharge_medications"
+
+
+def test_who_helps_with_medicines_is_social_history() -> None:
+    assert fact_kind("Who helps her with her medications at home?") == "social"
+
+
+def test_the_asking_clause_chooses_the_kind() -> None:
+    question = "Writing the medical history for Ada Stone: what symptoms took her into hospital?"
+    assert kind_candidates(question) == ("presentation",)
