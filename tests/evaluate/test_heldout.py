@@ -33,6 +33,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_9,
     SPLIT_10,
     SPLIT_11,
+    SPLIT_12,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -51,6 +52,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_8,
     FREEFORM_9,
     FREEFORM_10,
+    FREEFORM_11,
 )
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -183,7 +185,18 @@ def test_admissions_must_come_in_date_order() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [FREEFORM, FREEFORM_3, FREEFORM_4, FREEFORM_5, FREEFORM_6, FREEFORM_7, FREEFORM_8, FREEFORM_9, FREEFORM_10],
+    [
+        FREEFORM,
+        FREEFORM_3,
+        FREEFORM_4,
+        FREEFORM_5,
+        FREEFORM_6,
+        FREEFORM_7,
+        FREEFORM_8,
+        FREEFORM_9,
+        FREEFORM_10,
+        FREEFORM_11,
+    ],
     ids=[
         "freeform",
         "freeform3",
@@ -194,6 +207,7 @@ def test_admissions_must_come_in_date_order() -> None:
         "freeform8",
         "freeform9",
         "freeform10",
+        "freeform11",
     ],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
@@ -236,15 +250,15 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11],
-    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11"],
+    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12],
+    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12"],
 )
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
     assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
     invented = set(heldout._INVENTED_FIRST_NAMES)
-    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11)
+    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12)
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
         seen |= {_wording(t) for t in templated + rejecting}

@@ -238,6 +238,10 @@ TEST11: Final = "test11"
 """The eleventh blind test split (``data/heldout/test11.toml``: a dental surgeon checking the medical history before
 an extraction, a prison healthcare nurse receiving a prisoner back from a hospital escort, an NHS 111 health adviser
 reading from a call script), written without reading the question-reading code and committed before its first run."""
+TEST12: Final = "test12"
+"""The twelfth blind test split (``data/heldout/test12.toml``: an infection prevention and control nurse working through
+the day's alerts, a cardiac rehabilitation nurse assessing a new referral, a practice nurse doing a long-term-condition
+annual review), written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -281,10 +285,11 @@ SPLIT_8: Final = BlindSplit.load(TEST8)
 SPLIT_9: Final = BlindSplit.load(TEST9)
 SPLIT_10: Final = BlindSplit.load(TEST10)
 SPLIT_11: Final = BlindSplit.load(TEST11)
+SPLIT_12: Final = BlindSplit.load(TEST12)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_11``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_12``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -310,6 +315,7 @@ build_questions_8: Final = _builder(SPLIT_8)
 build_questions_9: Final = _builder(SPLIT_9)
 build_questions_10: Final = _builder(SPLIT_10)
 build_questions_11: Final = _builder(SPLIT_11)
+build_questions_12: Final = _builder(SPLIT_12)
 
 
 def build_blind_split(

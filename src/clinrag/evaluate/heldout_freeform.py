@@ -34,6 +34,9 @@ Example:
     >>> tenth = [json.loads(line) for line in FREEFORM_10.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in tenth) >= 40, sum(bool(row.get("abstain")) for row in tenth) >= 10
     (True, True)
+    >>> eleventh = [json.loads(line) for line in FREEFORM_11.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in eleventh) >= 40, sum(bool(row.get("abstain")) for row in eleventh) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -85,6 +88,13 @@ voices of its own (a dental surgeon, a prison healthcare nurse, an NHS 111 healt
 nurse, an anaesthetist at pre-op assessment, an optometrist, a community mental-health nurse, a locum registrar at
 night handover, several pinned to one stay of a patient with several admissions), written by someone who had not read
 the question-reading code and committed before its first run."""
+FREEFORM_11: Final = Path(__file__).with_name("data") / "freeform_questions_11.jsonl"
+"""An eleventh blind set (split ``freeform11``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (an infection prevention and control nurse, a cardiac rehabilitation nurse, a practice nurse at an
+annual review, a tissue viability nurse, a diabetes specialist nurse, a heart failure nurse, a learning disability
+liaison nurse, a physician associate, a medical examiner, a hospital volunteer, a housing support officer, a
+teenage grandchild, several pinned to one stay of a patient with several admissions), written by someone who had not
+read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
