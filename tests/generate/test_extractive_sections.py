@@ -54,3 +54,13 @@ def test_a_reaction_to_the_drug_asked_about_is_quoted_from_the_course() -> None:
 def test_an_allergy_question_naming_no_drug_reads_only_the_allergy_list() -> None:
     course = Source(number=1, chunk=_stay(1, "Brief Hospital Course", "Haloperidol-induced dystonia."), score=1.0)
     assert reaction_lines(understand("Is Ada Stone allergic to anything?"), [course]) == []
+
+
+def test_a_letters_greeting_is_never_quoted() -> None:
+    text = "Dear Ms. ___,\nIt was a pleasure taking care of you at ___.\nWalk daily."
+    letter = _stay(1, "Discharge Instructions", text)
+    source = Source(number=1, chunk=letter, score=1.0)
+    answer = extract_answer(understand("What instructions was Ada Stone given?"), [source], names=["Ada Stone"])
+    assert "Dear" not in answer
+    assert "pleasure" not in answer
+    assert "Walk daily." in answer

@@ -89,3 +89,44 @@ def test_who_helps_with_medicines_is_social_history() -> None:
 def test_the_asking_clause_chooses_the_kind() -> None:
     question = "Writing the medical history for Ada Stone: what symptoms took her into hospital?"
     assert kind_candidates(question) == ("presentation",)
+
+
+def test_a_relative_before_a_lower_case_name_is_not_part_of_it() -> None:
+    from clinrag.retrieve.patient_mentions import find_mentions
+    from clinrag.retrieve.patients import PatientRegistry
+
+    registry = PatientRegistry([(1, "Gina Sanford")])
+    assert [m.subject_ids for m in find_mentions("does my nan gina sanford smoke?", registry).mentions] == [(1,)]
+    assert find_mentions("Did Nan Gina Sanford smoke?", registry).mentions == ()  # a longer name: no one
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("did Laura Dawson get her flu jab while she was an inpatient?", "jab"),
+        ("Medical examiner: what was recorded as Ada Stone's cause of death?", "death"),
+        ("wasn't Ada Stone's VQ scan meant to be repeated before she went home?", "vq"),
+    ],
+)
+def test_what_a_negative_question_names_is_a_thing_to_find(question: str, thing: str) -> None:
+    assert thing in understand(question).things
+
+
+def test_a_blood_test_booked_is_follow_up_whatever_the_bloods() -> None:
+    found = understand("For Ada Stone: is there a clinic appointment or blood test booked after discharge?")
+    assert found.fact_kind == "followup"
+    assert "blood" not in found.things
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Cardiac rehab intake for Ada Stone - what was the patient taking before they came into hospital?",
+         "admission_medications"),
+        ("annual review ada stone: follow up instructions from the discharge summary?", "followup"),
+        ("is there an opioid he can't have?", "allergy"),
+        ("what medications did the hospital discharge them with?", "discharge_medications"),
+    ],
+)  # fmt: skip
+def test_more_everyday_cues(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind

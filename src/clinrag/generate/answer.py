@@ -64,7 +64,7 @@ from clinrag.retrieve.head import (
 from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
-from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
@@ -229,7 +229,7 @@ class Answerer:
             names = list(full_names(cleaned))
         filtering = [*names, *given, *scope_words(scope, self.scopes)]  # who and where: filters, not things to find
         if asks_for_kind_only(cleaned, understanding, filtering):
-            understanding = _as_context(understanding)
+            understanding = _as_context(understanding, classes=understanding.fact_kind in MEDICATION_KINDS)
         elif attributes := asked_attributes(cleaned, understanding, filtering):  # "which sickness": what is asked
             understanding = _as_context(understanding, attributes)
         elif drugs_asked := asked_drugs(cleaned, understanding, filtering):  # "52F MDD - which SSRI?": the SSRI
@@ -603,11 +603,16 @@ def _scoped(filters: SearchFilters | None, scope: Scope) -> SearchFilters | None
     return base.model_copy(update=update)
 
 
-def _as_context(understanding: QueryUnderstanding, words: frozenset[str] | None = None) -> QueryUnderstanding:
+def _as_context(
+    understanding: QueryUnderstanding, words: frozenset[str] | None = None, classes: bool = False
+) -> QueryUnderstanding:
     """``understanding`` with the things it names (or those of them among ``words``) set aside as context, but a
-    drug (it stays a thing to find)."""
+    drug (it stays a thing to find) — and, with ``classes``, a class of drugs too ("auditing antibiotics — what was
+    on his discharge list?": the list answers, whether or not it holds one)."""
     chosen = understanding.things if words is None else understanding.things & words
-    aside = frozenset(thing for thing in chosen if not is_drug_name(thing))
+    aside = frozenset(
+        thing for thing in chosen if not is_drug_name(thing) or (classes and thing in understanding.classes)
+    )
     return dataclasses.replace(
         understanding, things=understanding.things - aside, context=understanding.context | aside
     )

@@ -131,6 +131,8 @@ def _as_one_line(text: str) -> str:
     groups: list[tuple[str, list[str]]] = [("", [])]
     for item in items:
         cleaned = _NUMBERED.sub("", " ".join(item.split()))
+        if _GREETING.match(cleaned):  # "Dear Ms. ___,": a letter's courtesy, no item
+            continue
         if _SUBHEADING.match(cleaned):
             groups.append((cleaned.rstrip(":").capitalize() + ":", []))
         elif cleaned:
@@ -450,6 +452,16 @@ _HEADING_ONLY: Final = re.compile(r"^\s*(?:[A-Za-z][A-Za-z /&'-]{0,40}:\s*)+$")
 """A line of headings and labels only ("Discharge Diagnosis: Primary:"): it answers nothing."""
 
 
+_GREETING: Final = re.compile(
+    r"^\s*(?:[A-Za-z][A-Za-z ]{0,30}:\s*)?"
+    r"(?:dear\s+(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s+)?[^\s,]{1,20}(?:\s+[^\s,]{1,20})?\s*,?"
+    r"|it was a pleasure (?:taking care of|caring for|to care for) you\b[^.]*\.?"
+    r"|we wish you (?:all )?the best\b[^.]*\.?)\s*$",
+    re.IGNORECASE,
+)
+"""A letter's greeting or courtesy ("Dear Mr. ___,", "It was a pleasure taking care of you at ___."): no answer."""
+
+
 _TABLE_CELLS: Final = " | "
 """How a guideline's table row joins its cells (`ingest.guidelines`): ``Edoxaban | 60 mg once daily | 30 mg``."""
 _UNDER_HEADER: Final = " — "
@@ -498,7 +510,8 @@ def _picked_lines(
     if (in_section and len(text) <= _SHORT_LIST) or (whole and len(text) <= _WHOLE_LIST):
         return [_as_one_line(text)]
     header = table_header(text) if source.chunk.guideline is not None else None
-    lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line)]  # "Discharge Diagnosis: Primary:"
+    # "Discharge Diagnosis: Primary:", "Dear Mr. ___,": headings and greetings answer nothing
+    lines = [line for line in _lines(text) if not _HEADING_ONLY.match(line) and not _GREETING.match(line)]
     lines = [line for line in lines if not specific or specific & mentioned(line)]
     if specific and about_patients:  # "who had a stroke?": not "no evidence of stroke", nor "signs of stroke"
         lines = [line for line in lines if affirms(line, specific)]

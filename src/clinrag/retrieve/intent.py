@@ -43,6 +43,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) (?:home|out) (?:on|with|taking)"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
+        r"|discharge (?:him|her|them|me|the patient) (?:on|with)"
         rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
@@ -59,13 +60,13 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
         r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
-        r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in\b",
+        r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b",
         ("Medications on Admission",),
     ),
     (
         r"allerg\w*|react\w* badly|react(?:ed|s)? to|intoleran\w*|adverse (?:drug )?reactions?"
         r"|sensitivit(?:y|ies)|sensitive to"
-        r"|reactions?|adrs?|can(?:no|')t take",
+        r"|reactions?|adrs?|can(?:no|')t (?:take|have)",
         ("Allergies",),
     ),
     (
@@ -133,6 +134,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
     (
+        r"follow[- ]?up instructions|"
         rf"(?:repeat|follow[- ]?up|further|outpatient|interval|surveillance) (?:\w+ ){{0,2}}{_TESTS}"
         r"(?![^?.!;]{0,30}\b(?:show|showed|shows|reveal\w*|found|results?)\b)"  # a planned test, not its result
         rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}"
@@ -214,7 +216,7 @@ what is asked (the complication after it, the follow-up after it)."""
 _ROLE_HEAD: Final = (
     r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
     r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
-    r"|paramedics?|physios?|carers?|students?|trainees?|reg|sho|hca|cpn|gp|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
+    r"|paramedics?|physios?|carers?|students?|trainees?|examiners?|auditors?|reg|sho|hca|cpn|gp|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
 )
 _ROLE: Final = (
     r"(?:(?!(?:what|which|who|whom|when|where|why|how|did|does|do|is|was|were|are|has|have|had|can|could|any)\b)"
@@ -222,7 +224,7 @@ _ROLE: Final = (
 )
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
-    rf"({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|writing\b|doing\b|calling\b|checking\b|covering\b|seeing\b|re\b|for\b))"
+    rf"({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|\w+ing\b|re\b|for\b|on\b))"
     rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b",
     re.IGNORECASE,
 )
@@ -379,7 +381,9 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
-_WHEN_ONLY: Final = re.compile(r"^(?:on|at|after|upon) discharge$", re.IGNORECASE)
+_WHEN_ONLY: Final = re.compile(
+    rf"^(?:(?:on|at|after|upon) discharge|(?:during|while) (?:(?:an?|the|their|his|her) )?{_STAY})$", re.IGNORECASE
+)
 """A cue that only says when (:func:`kind_candidates`)."""
 
 

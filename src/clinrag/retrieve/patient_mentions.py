@@ -92,6 +92,8 @@ _SPACY_UNUSED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer",
 _MIN_NEAR_SURNAME_LETTERS = 5  # a misspelt surname after a title: at least this long
 _MIN_UNKNOWN_ID_DIGITS = 5
 _MAX_RUN_ON_WORDS = 3
+_DETERMINERS: Final = frozenset({"my", "his", "her", "their", "your", "our", "the", "a", "an"})
+"""Before a word, they make it a noun ("my nan", "the sister"), not the first of a longer name."""
 
 _APOSTROPHES = "'’‘ʼ`´′"
 _LETTER = r"(?:[^\W\d_]|[\u0300-\u036f])"
@@ -838,6 +840,7 @@ class _Finder:
             and first > 0
             and gaps[first - 1] == _JOIN
             and not tokens[first - 1].possessive
+            and not (first > 1 and tokens[first - 2].key in _DETERMINERS)  # "my nan Gina Sanford": a relative
             and self._name_like(
                 parsed,
                 first - 1,

@@ -150,8 +150,11 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     if kind == "discharge_medications" and not cued:  # read from medicines after an event, not from a cue
         sections = KIND_SECTIONS[kind]
     anchors |= {found.name for found in anchor_classes if found.kind != "topic"}
-    if kind in (None, "results", "procedure"):  # "the sleep study", "a renal biopsy": which examination
-        things |= examination_qualifiers(read)
+    # "the sleep study", "a renal biopsy", "a repeat VQ scan": which examination, a thing to find whatever the kind
+    qualifiers = examination_qualifiers(read) if kind in (None, "results", "procedure", "followup") else frozenset()
+    if kind != "results":  # "a blood test booked after discharge" is answered by "BMP and TSH in 5-7 days"
+        qualifiers -= _SAMPLES
+    things |= qualifiers
     if kind == "procedure":  # "which operation for the diverticulitis?": the indication chooses the stay, as a time
         anchors |= _things_in(_only(read, indication_spans(read)), expansions) & things
 
@@ -160,7 +163,11 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     about = asked_about(read) != read
     # "I had a septoplasty - what did it show?": the thing pointed back at is asked for, not context
     refers_back = REFERS_BACK.search(read) is not None
-    context = frozenset() if refers_back else context_words(kind, things - anchors, {c.name for c in classes}, about)
+    context = (
+        frozenset()
+        if refers_back
+        else context_words(kind, things - anchors - qualifiers, {c.name for c in classes}, about)
+    )
     things -= context
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
     if expand_abbreviations:
@@ -233,6 +240,8 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
 _EXAMINATION = re.compile(
     r"\b([a-z][a-z0-9-]*)\s+(scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?)\b", re.IGNORECASE
 )
+_SAMPLES: Final = frozenset({"blood", "bloods", "urine", "lab", "labs"})
+"""What a test is taken from: it says which examination only of results already taken."""
 _NOT_QUALIFIERS: Final = frozenset({"recent", "last", "latest", "first", "previous", "prior", "other", "any", "new"})
 
 

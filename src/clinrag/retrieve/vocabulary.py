@@ -114,8 +114,10 @@ _TREATMENT_WORDS_TEXT: Final = """
     injections infusion infusions rehab rehabilitation cpr chemotherapy radiotherapy transfusion transfused
     colostomy ileostomy stoma ostomy intubation intubated ventilation ventilated dialysis catheter catheterisation
     catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion redo
-    reoperation re-operation
+    reoperation re-operation jab jabs vaccine vaccines vaccination vaccinated immunisation immunization booster
 """
+OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
+"""A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
 TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split())
 """Treatments, devices and procedures in everyday words ("chemo", "a biopsy", "a drain", "crutches") that no ICD
 title spells and English knows too well to count as jargon."""
@@ -253,7 +255,9 @@ def is_thing(token: str) -> bool:
         return False
     if _AGE_AND_SEX.fullmatch(token):
         return False
-    if token in ACRONYM_THINGS or token in TREATMENT_WORDS or token in BODY_WORDS or looks_like_drug(token):
+    if token in ACRONYM_THINGS or token in TREATMENT_WORDS or token in BODY_WORDS or token in OUTCOME_WORDS:
+        return True
+    if looks_like_drug(token):
         return True
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
