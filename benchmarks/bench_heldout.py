@@ -32,13 +32,17 @@ optometrist, a community mental-health nurse, a locum registrar at night handove
 twelfth templated split and an eleventh free-form set, written and committed the same way, in new voices: an
 infection prevention and control nurse, a cardiac rehabilitation nurse, a practice nurse at an annual review, a tissue
 viability nurse, a diabetes specialist nurse, a heart failure nurse, a learning disability liaison nurse, a physician
-associate, a medical examiner, a hospital volunteer, a housing support officer, a teenage grandchild); graded
+associate, a medical examiner, a hospital volunteer, a housing support officer, a teenage grandchild; ``test13`` and
+``freeform12``: a thirteenth templated split and a twelfth free-form set, written and committed the same way, in new
+voices: a renal dialysis unit nurse, a falls clinic nurse, an endoscopy unit nurse at pre-assessment, an audiologist,
+a blood transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotomist, a rheumatology
+specialist nurse, a clinical psychologist, a welfare rights adviser, a neighbour, a spouse); graded
 automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain
 questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -71,6 +75,7 @@ from clinrag.evaluate.heldout import (
     build_questions_10,
     build_questions_11,
     build_questions_12,
+    build_questions_13,
     grade,
     summarise,
 )
@@ -85,6 +90,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_9,
     FREEFORM_10,
     FREEFORM_11,
+    FREEFORM_12,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -153,6 +159,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_9, "freeform9")
         + freeform_questions(view, FREEFORM_10, "freeform10")
         + freeform_questions(view, FREEFORM_11, "freeform11")
+        + freeform_questions(view, FREEFORM_12, "freeform12")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -164,6 +171,7 @@ def main() -> None:
         + build_questions_10(view, seed=args.seed)
         + build_questions_11(view, seed=args.seed)
         + build_questions_12(view, seed=args.seed)
+        + build_questions_13(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -227,6 +235,7 @@ def main() -> None:
                     "freeform9",
                     "freeform10",
                     "freeform11",
+                    "freeform12",
                     "test2",
                     "test3",
                     "test4",
@@ -238,6 +247,7 @@ def main() -> None:
                     "test10",
                     "test11",
                     "test12",
+                    "test13",
                 )
             },
             "generators": figures,

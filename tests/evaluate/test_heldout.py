@@ -34,6 +34,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_10,
     SPLIT_11,
     SPLIT_12,
+    SPLIT_13,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -53,6 +54,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_9,
     FREEFORM_10,
     FREEFORM_11,
+    FREEFORM_12,
 )
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -196,6 +198,7 @@ def test_admissions_must_come_in_date_order() -> None:
         FREEFORM_9,
         FREEFORM_10,
         FREEFORM_11,
+        FREEFORM_12,
     ],
     ids=[
         "freeform",
@@ -208,6 +211,7 @@ def test_admissions_must_come_in_date_order() -> None:
         "freeform9",
         "freeform10",
         "freeform11",
+        "freeform12",
     ],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
@@ -250,15 +254,41 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12],
-    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12"],
+    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13],
+    ids=[
+        "test2",
+        "test3",
+        "test4",
+        "test5",
+        "test6",
+        "test7",
+        "test8",
+        "test9",
+        "test10",
+        "test11",
+        "test12",
+        "test13",
+    ],
 )
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
     assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
     invented = set(heldout._INVENTED_FIRST_NAMES)
-    blind = (SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12)
+    blind = (
+        SPLIT_2,
+        SPLIT_3,
+        SPLIT_4,
+        SPLIT_5,
+        SPLIT_6,
+        SPLIT_7,
+        SPLIT_8,
+        SPLIT_9,
+        SPLIT_10,
+        SPLIT_11,
+        SPLIT_12,
+        SPLIT_13,
+    )
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
         seen |= {_wording(t) for t in templated + rejecting}
@@ -290,8 +320,21 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11],
-    ids=["test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10", "test11"],
+    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13],
+    ids=[
+        "test2",
+        "test3",
+        "test4",
+        "test5",
+        "test6",
+        "test7",
+        "test8",
+        "test9",
+        "test10",
+        "test11",
+        "test12",
+        "test13",
+    ],
 )
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:
     second = build_blind_split(view, split, seed=11)

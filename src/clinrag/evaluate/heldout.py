@@ -242,6 +242,10 @@ TEST12: Final = "test12"
 """The twelfth blind test split (``data/heldout/test12.toml``: an infection prevention and control nurse working through
 the day's alerts, a cardiac rehabilitation nurse assessing a new referral, a practice nurse doing a long-term-condition
 annual review), written without reading the question-reading code and committed before its first run."""
+TEST13: Final = "test13"
+"""The thirteenth blind test split (``data/heldout/test13.toml``: a renal dialysis unit nurse taking on a patient for a
+dialysis slot, a falls prevention clinic nurse after a fall, an endoscopy unit nurse at the pre-procedure check),
+written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -286,10 +290,11 @@ SPLIT_9: Final = BlindSplit.load(TEST9)
 SPLIT_10: Final = BlindSplit.load(TEST10)
 SPLIT_11: Final = BlindSplit.load(TEST11)
 SPLIT_12: Final = BlindSplit.load(TEST12)
+SPLIT_13: Final = BlindSplit.load(TEST13)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_12``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_13``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -316,6 +321,7 @@ build_questions_9: Final = _builder(SPLIT_9)
 build_questions_10: Final = _builder(SPLIT_10)
 build_questions_11: Final = _builder(SPLIT_11)
 build_questions_12: Final = _builder(SPLIT_12)
+build_questions_13: Final = _builder(SPLIT_13)
 
 
 def build_blind_split(

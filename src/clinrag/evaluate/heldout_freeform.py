@@ -37,6 +37,9 @@ Example:
     >>> eleventh = [json.loads(line) for line in FREEFORM_11.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in eleventh) >= 40, sum(bool(row.get("abstain")) for row in eleventh) >= 10
     (True, True)
+    >>> twelfth = [json.loads(line) for line in FREEFORM_12.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in twelfth) >= 40, sum(bool(row.get("abstain")) for row in twelfth) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -95,6 +98,13 @@ annual review, a tissue viability nurse, a diabetes specialist nurse, a heart fa
 liaison nurse, a physician associate, a medical examiner, a hospital volunteer, a housing support officer, a
 teenage grandchild, several pinned to one stay of a patient with several admissions), written by someone who had not
 read the question-reading code and committed before its first run."""
+FREEFORM_12: Final = Path(__file__).with_name("data") / "freeform_questions_12.jsonl"
+"""A twelfth blind set (split ``freeform12``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own (a renal dialysis nurse, a falls clinic nurse, an endoscopy unit nurse, an audiologist, a blood
+transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotomist, a rheumatology specialist nurse,
+a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
+with several admissions), written by someone who had not read the question-reading code and committed before its
+first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
