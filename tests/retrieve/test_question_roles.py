@@ -130,3 +130,22 @@ def test_a_blood_test_booked_is_follow_up_whatever_the_bloods() -> None:
 )  # fmt: skip
 def test_more_everyday_cues(question: str, kind: str) -> None:
     assert fact_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("Falls clinic - who reported the Holter monitor that Ada Stone had on the ward?", "Falls clinic"),
+        ("When was Ada Stone admitted, each time? - endoscopy unit, pre-assessment history", "endoscopy unit"),
+    ],
+)
+def test_the_askers_clinic_or_unit_is_the_asker(question: str, place: str) -> None:
+    assert [question[start:end] for start, end in asker_spans(question)] == [place]
+    assert not {word.lower() for word in place.split()} & understand(question).things
+
+
+def test_the_askers_own_plan_names_nothing_to_find_but_a_question_about_a_drug_does() -> None:
+    planned = understand("We're considering methotrexate for Ada Stone and need her alcohol history. How much?")
+    assert "methotrexate" not in planned.things
+    asked = understand("Your letter does not say whether colchicine should be continued; what dose?")
+    assert "colchicine" in asked.things

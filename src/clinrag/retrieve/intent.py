@@ -43,6 +43,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) (?:home|out) (?:on|with|taking)"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
+        rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
+        r" (?:left|went home|got home|(?:was|were) discharged)\b"
         r"|discharge (?:him|her|them|me|the patient) (?:on|with)"
         rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
@@ -83,7 +85,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention"
         r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
-        r"|what did (?:they|the \w+) do\b",
+        r"|what did (?:they|the \w+) do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -192,7 +194,8 @@ _SUMMARY = re.compile(
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
-    r"|\badmission dates\b|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
+    r"|\badmission dates\b|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
+    r"|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
     r"|\bwhen (?:did )?(?:each|every) (?:stay|admission) (?:start|begin|began)"
     r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
     r"|in the past|ever|before now|previously)\b",
@@ -216,16 +219,24 @@ what is asked (the complication after it, the follow-up after it)."""
 _ROLE_HEAD: Final = (
     r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
     r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
-    r"|paramedics?|physios?|carers?|students?|trainees?|examiners?|auditors?|reg|sho|hca|cpn|gp|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
+    r"|paramedics?|physios?|carers?|students?|trainees?|examiners?|auditors?|reg|sho|hca|cpn|gp"
+    r"|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
 )
-_ROLE: Final = (
-    r"(?:(?!(?:what|which|who|whom|when|where|why|how|did|does|do|is|was|were|are|has|have|had|can|could|any)\b)"
-    rf"[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_ROLE_HEAD})*"
+_PLACE_HEAD: Final = r"(?:clinic|unit|ward|service|department|dept|lab|laboratory|theatres?|centre|center|office|hub)"
+"""Where the asker works ("Falls clinic:", "Endoscopy unit, pre-assessment"): the asker too, when the question
+opens or ends with it."""
+_NOT_ROLE_WORD: Final = (
+    r"(?!(?:what|which|who|whom|when|where|why|how|did|does|do|is|was|were|are|has|have|had|can|could|any)\b)"
+)
+_ROLE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_ROLE_HEAD})*"
+_PLACE: Final = (
+    rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_NOT_ROLE_WORD}[\w&'/-]+){{0,3}}"
 )
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
-    rf"({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|\w+ing\b|re\b|for\b|on\b))"
-    rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b",
+    rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—-]))"
+    rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b"
+    rf"|\s[-–—]+\s+((?:{_PLACE}|{_ROLE}))(?=\s*(?:[,;:]|$))",
     re.IGNORECASE,
 )
 
@@ -239,14 +250,18 @@ def asker_spans(question: str) -> list[tuple[int, int]]:
         >>> q = "Dental surgeon: is Ada Stone allergic to anything?"
         >>> [q[start:end] for start, end in asker_spans(q)]
         ['Dental surgeon']
+        >>> q = "When was Ada Stone admitted, each time? - endoscopy unit, pre-assessment"
+        >>> [q[start:end] for start, end in asker_spans(q)]
+        ['endoscopy unit']
         >>> asker_spans("Which surgeon did Ada Stone's knee replacement?")
         []
     """
-    return [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2) if match.group(group)]
+    return [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2, 3, 4) if match.group(group)]
 
 
 _PLANNED_CLAUSE: Final = re.compile(
-    r"\b(?:i'll|we'll|i'd like to|want(?:s|ed)? to|going to|plan(?:s|ning)? to|about to|will|shall"
+    r"\b(?:i'll|we'll|i'd like to|want(?:s|ed)? to|going to|plan(?:s|ning)? to|about to|will|shall|considering"
+    r"|thinking (?:of|about)|intend(?:s|ing)? to"
     r"|should(?:n't| not)?|next (?:week|month)|tomorrow|later today)\b",
     re.IGNORECASE,
 )
@@ -257,7 +272,7 @@ _PATIENTS_EVENT: Final = re.compile(r"\b(?:his|her|their|its)\s", re.IGNORECASE)
 def anchor_spans(question: str) -> list[tuple[int, int]]:
     """Where ``question`` names the event it asks about the time after (the words after "after the"). An event in a
     clause about a plan ("I want to prescribe amoxicillin after taking a tooth out") is not one of the patient's,
-    unless it is theirs by name ("after his bypass").
+    unless it is theirs by name ("after his bypass"): see :func:`planned_spans`.
 
     Example:
         >>> q = "Was he anaemic after the hip surgery?"
@@ -266,18 +281,42 @@ def anchor_spans(question: str) -> list[tuple[int, int]]:
         >>> anchor_spans("I want to prescribe amoxicillin after taking a tooth out - any allergy?")
         []
     """
+    return [span for span, planned in _anchors(question) if not planned]
+
+
+def planned_spans(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` names, in a clause about a plan, what is planned: the event a plan comes after ("after
+    taking a tooth out") and the clause's drugs and procedures ("we're considering methotrexate") are the asker's,
+    never a thing a record must name.
+
+    Example:
+        >>> q = "We're considering methotrexate for Ada; how much does she drink?"
+        >>> [q[start:end] for start, end in planned_spans(q)]
+        ["We're considering methotrexate for Ada"]
+    """
+    spans = [span for span, planned in _anchors(question) if planned]
+    for begin, end in clause_spans(question):
+        clause = question[begin:end]
+        if _PLANNED_CLAUSE.search(clause) and _FIRST_PERSON.search(clause) and not INTERROGATIVE.match(clause):
+            spans.append((begin, end))  # the asker's own plan, not "whether colchicine should be continued"
+    return sorted(spans)
+
+
+_FIRST_PERSON: Final = re.compile(r"\b(?:i|i'm|i'd|i'll|we|we're|we'd|we'll|us|our)\b", re.IGNORECASE)
+
+
+def _anchors(question: str) -> list[tuple[tuple[int, int], bool]]:
+    """Every event named as a time, and whether it is named in a clause about a plan and not as the patient's."""
     roles = asker_spans(question)
     clauses = clause_spans(question)
-    spans: list[tuple[int, int]] = []
+    found: list[tuple[tuple[int, int], bool]] = []
     for match in _ANCHOR.finditer(question):
         if any(begin <= match.start(1) < end for begin, end in roles):
             continue
         clause = next((question[begin:end] for begin, end in clauses if begin <= match.start() < end), "")
         theirs = _PATIENTS_EVENT.search(question[match.start() : match.start(1)]) is not None
-        if _PLANNED_CLAUSE.search(clause) and not theirs:
-            continue
-        spans.append((match.start(1), match.end(1)))
-    return spans
+        found.append(((match.start(1), match.end(1)), bool(_PLANNED_CLAUSE.search(clause)) and not theirs))
+    return found
 
 
 _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)

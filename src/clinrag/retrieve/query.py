@@ -37,6 +37,7 @@ from clinrag.retrieve.intent import (
     cue_spans,
     fact_kind,
     kind_candidates,
+    planned_spans,
     section_intent,
 )
 from clinrag.retrieve.shorthand import expand_shorthand
@@ -139,7 +140,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     kind = fact_kind(read)
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
-    kept = blanked(read, [*anchor_spans(read), *asker_spans(read)])
+    kept = blanked(read, [*anchor_spans(read), *asker_spans(read), *planned_spans(read)])
     procedure_asked = kind == "procedure"
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
@@ -328,8 +329,8 @@ def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) ->
         >>> asked_things("What follow-up was arranged for her after discharge?")
         frozenset()
     """
-    kept = blanked(question, [*cue_spans(question), *anchor_spans(question), *asker_spans(question)])
-    return _things_in(kept, expansions)
+    spans = [*cue_spans(question), *anchor_spans(question), *asker_spans(question), *planned_spans(question)]
+    return _things_in(blanked(question, spans), expansions)
 
 
 def _things_in(kept: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[str]:
