@@ -229,9 +229,7 @@ _NOT_ROLE_WORD: Final = (
     r"(?!(?:what|which|who|whom|when|where|why|how|did|does|do|is|was|were|are|has|have|had|can|could|any)\b)"
 )
 _ROLE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_ROLE_HEAD})*"
-_PLACE: Final = (
-    rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_NOT_ROLE_WORD}[\w&'/-]+){{0,3}}"
-)
+_PLACE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_NOT_ROLE_WORD}[\w&'/-]+){{0,3}}"
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
     rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—-]))"
