@@ -36,13 +36,15 @@ associate, a medical examiner, a hospital volunteer, a housing support officer, 
 ``freeform12``: a thirteenth templated split and a twelfth free-form set, written and committed the same way, in new
 voices: a renal dialysis unit nurse, a falls clinic nurse, an endoscopy unit nurse at pre-assessment, an audiologist,
 a blood transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotomist, a rheumatology
-specialist nurse, a clinical psychologist, a welfare rights adviser, a neighbour, a spouse); graded
+specialist nurse, a clinical psychologist, a welfare rights adviser, a neighbour, a spouse; ``test14`` and
+``freeform13``: a fourteenth templated split and a thirteenth free-form set, written and committed the same way, in
+new voices); graded
 automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain
 questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,freeform13,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13,test14] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -76,6 +78,7 @@ from clinrag.evaluate.heldout import (
     build_questions_11,
     build_questions_12,
     build_questions_13,
+    build_questions_14,
     grade,
     summarise,
 )
@@ -91,6 +94,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_10,
     FREEFORM_11,
     FREEFORM_12,
+    FREEFORM_13,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -160,6 +164,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_10, "freeform10")
         + freeform_questions(view, FREEFORM_11, "freeform11")
         + freeform_questions(view, FREEFORM_12, "freeform12")
+        + freeform_questions(view, FREEFORM_13, "freeform13")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -172,6 +177,7 @@ def main() -> None:
         + build_questions_11(view, seed=args.seed)
         + build_questions_12(view, seed=args.seed)
         + build_questions_13(view, seed=args.seed)
+        + build_questions_14(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -236,6 +242,7 @@ def main() -> None:
                     "freeform10",
                     "freeform11",
                     "freeform12",
+                    "freeform13",
                     "test2",
                     "test3",
                     "test4",
@@ -248,6 +255,7 @@ def main() -> None:
                     "test11",
                     "test12",
                     "test13",
+                    "test14",
                 )
             },
             "generators": figures,

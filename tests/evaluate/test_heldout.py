@@ -35,6 +35,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_11,
     SPLIT_12,
     SPLIT_13,
+    SPLIT_14,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -55,6 +56,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_10,
     FREEFORM_11,
     FREEFORM_12,
+    FREEFORM_13,
 )
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -199,6 +201,7 @@ def test_admissions_must_come_in_date_order() -> None:
         FREEFORM_10,
         FREEFORM_11,
         FREEFORM_12,
+        FREEFORM_13,
     ],
     ids=[
         "freeform",
@@ -212,6 +215,7 @@ def test_admissions_must_come_in_date_order() -> None:
         "freeform10",
         "freeform11",
         "freeform12",
+        "freeform13",
     ],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
@@ -254,7 +258,21 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13],
+    [
+        SPLIT_2,
+        SPLIT_3,
+        SPLIT_4,
+        SPLIT_5,
+        SPLIT_6,
+        SPLIT_7,
+        SPLIT_8,
+        SPLIT_9,
+        SPLIT_10,
+        SPLIT_11,
+        SPLIT_12,
+        SPLIT_13,
+        SPLIT_14,
+    ],
     ids=[
         "test2",
         "test3",
@@ -268,6 +286,7 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
         "test11",
         "test12",
         "test13",
+        "test14",
     ],
 )
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
@@ -288,6 +307,7 @@ def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
         SPLIT_11,
         SPLIT_12,
         SPLIT_13,
+        SPLIT_14,
     )
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
@@ -320,7 +340,21 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
 
 @pytest.mark.parametrize(
     "split",
-    [SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13],
+    [
+        SPLIT_2,
+        SPLIT_3,
+        SPLIT_4,
+        SPLIT_5,
+        SPLIT_6,
+        SPLIT_7,
+        SPLIT_8,
+        SPLIT_9,
+        SPLIT_10,
+        SPLIT_11,
+        SPLIT_12,
+        SPLIT_13,
+        SPLIT_14,
+    ],
     ids=[
         "test2",
         "test3",
@@ -334,6 +368,7 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
         "test11",
         "test12",
         "test13",
+        "test14",
     ],
 )
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:

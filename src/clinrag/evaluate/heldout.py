@@ -246,6 +246,9 @@ TEST13: Final = "test13"
 """The thirteenth blind test split (``data/heldout/test13.toml``: a renal dialysis unit nurse taking on a patient for a
 dialysis slot, a falls prevention clinic nurse after a fall, an endoscopy unit nurse at the pre-procedure check),
 written without reading the question-reading code and committed before its first run."""
+TEST14: Final = "test14"
+"""The fourteenth blind test split (``data/heldout/test14.toml``: three new voices, named in the data file's header),
+written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -291,10 +294,11 @@ SPLIT_10: Final = BlindSplit.load(TEST10)
 SPLIT_11: Final = BlindSplit.load(TEST11)
 SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
+SPLIT_14: Final = BlindSplit.load(TEST14)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_13``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_14``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -322,6 +326,7 @@ build_questions_10: Final = _builder(SPLIT_10)
 build_questions_11: Final = _builder(SPLIT_11)
 build_questions_12: Final = _builder(SPLIT_12)
 build_questions_13: Final = _builder(SPLIT_13)
+build_questions_14: Final = _builder(SPLIT_14)
 
 
 def build_blind_split(

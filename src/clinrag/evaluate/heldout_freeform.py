@@ -40,6 +40,9 @@ Example:
     >>> twelfth = [json.loads(line) for line in FREEFORM_12.read_text().splitlines() if line.strip()]
     >>> sum(not row.get("abstain") for row in twelfth) >= 40, sum(bool(row.get("abstain")) for row in twelfth) >= 10
     (True, True)
+    >>> newest = [json.loads(line) for line in FREEFORM_13.read_text().splitlines() if line.strip()]
+    >>> sum(not row.get("abstain") for row in newest) >= 40, sum(bool(row.get("abstain")) for row in newest) >= 10
+    (True, True)
 """
 
 from __future__ import annotations
@@ -105,6 +108,10 @@ transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotom
 a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
 with several admissions), written by someone who had not read the question-reading code and committed before its
 first run."""
+FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.jsonl"
+"""A thirteenth blind set (split ``freeform13``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
+read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
