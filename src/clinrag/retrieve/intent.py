@@ -41,7 +41,8 @@ _PLANNED = (
 
 SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
-        rf"discharge {_DRUGS}|discharged (?:on|with|taking)|(?:sent|went|go|going|gone) (?:home|out) (?:on|with|taking)"
+        rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
+        r"|(?:sent|send|went|go|going|gone) (?:\w+ )?(?:home|out) (?:on|with|taking)"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
@@ -57,7 +58,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"(?:before|prior to) {_ADMITTED}|(?:home|outpatient) {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
         rf"|{_DRUGS}\b[^?.!;]{{0,40}}\b(?:(?:on|at|upon) (?:the time of )?(?:admission|arrival)"
         r"|when (?:\w+ ){0,3}admitted)"
-        rf"|(?:before|prior to) (?:(?:the|his|her|their|this|that) )?(?:\w+ ){{0,2}}(?:{_ADMITTED})"
+        rf"|\b(?:on|taking|takes?|{_DRUGS})\b.{{0,30}}\b(?:before|prior to) (?:(?:the|his|her|their|this|that) )?"
+        rf"(?:\w+ ){{0,2}}(?:{_ADMITTED})"
         r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
@@ -74,7 +76,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) wrong|decided? (?:it|that) was"
-        r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease)"
+        r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
+        r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
@@ -104,7 +107,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
-        r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?"
+        r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?|household"
+        r"|(?:alcohol|drinking|smoking|tobacco|social|substance(?: use)?) history(?: of)?"
         r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home"
         r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with",
         ("Social History",),
@@ -232,25 +236,50 @@ _ROLE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_RO
 _PLACE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_NOT_ROLE_WORD}[\w&'/-]+){{0,3}}"
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
-    rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—-]))"
+    rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—(-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—(-]))"
     rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b"
-    rf"|\s[-–—]+\s+((?:{_PLACE}|{_ROLE}))(?=\s*(?:[,;:]|$))",
+    rf"|(?:\s[-–—]+|\?(?:\s+[-–—]+)?)\s+((?:{_PLACE}|{_ROLE}))(?=\s*(?:[,;:.]|asking\b|here\b|$))",
     re.IGNORECASE,
 )
 
 
+_ASIDE: Final = re.compile(r"\?\s+([^?]*[^?\s.][^?]*)$")
+"""What follows a question's last question mark ("… sent home on? Need to check it against the antimalarials.")."""
+
+
+def aside_span(question: str) -> list[tuple[int, int]]:
+    """Where ``question`` says, after it has asked, why or who asks ("Genetics clinic asking.", "travel clinic,
+    before the jabs"): unless it opens as a question itself, it names nothing to find and asks for no kind.
+
+    Example:
+        >>> q = "What was Ada Stone sent home on? Need to check it against the antimalarials."
+        >>> [q[start:end] for start, end in aside_span(q)]
+        ['Need to check it against the antimalarials.']
+        >>> aside_span("Was Ada Stone discharged on warfarin? Or apixaban?")
+        []
+    """
+    match = _ASIDE.search(question)
+    if match is None or INTERROGATIVE.match(match.group(1)) or _NOT_ASIDE.search(match.group(1)):
+        return []
+    return [match.span(1)]
+
+
+_NOT_ASIDE: Final = re.compile(r"^\s*(?:or|and|also|plus)\b|\b(?:what|which|when|who|whom|how|where|why)\b", re.I)
+"""A continued question ("… warfarin? Or apixaban?", "?uti again what abx …"), not an aside."""
+
+
 def asker_spans(question: str) -> list[tuple[int, int]]:
-    """Where ``question`` says who asks ("Dental surgeon:", "Stoma nurse specialist.", "I'm the district nurse"):
-    the words of the asker's role ("dental", "stoma") are never what is asked about, nor a kind of record
-    ("surgeon" is not a question about surgery).
+    """Where ``question`` says who asks ("Dental surgeon:", "Stoma nurse specialist.", "I'm the district nurse",
+    "Falls clinic -", "… ? Genetics clinic asking."): the words of the asker's role ("dental",
+    "stoma") are never what is asked about, nor a kind of record ("surgeon" is not a question about surgery).
 
     Example:
         >>> q = "Dental surgeon: is Ada Stone allergic to anything?"
         >>> [q[start:end] for start, end in asker_spans(q)]
         ['Dental surgeon']
-        >>> q = "When was Ada Stone admitted, each time? - endoscopy unit, pre-assessment"
-        >>> [q[start:end] for start, end in asker_spans(q)]
-        ['endoscopy unit']
+        >>> q = "When was Ada Stone admitted, each time, for the endoscopy unit - in order?"
+        >>> asker_spans(q)
+        []
         >>> asker_spans("Which surgeon did Ada Stone's knee replacement?")
         []
     """
@@ -260,6 +289,7 @@ def asker_spans(question: str) -> list[tuple[int, int]]:
 _PLANNED_CLAUSE: Final = re.compile(
     r"\b(?:i'll|we'll|i'd like to|want(?:s|ed)? to|going to|plan(?:s|ning)? to|about to|will|shall|considering"
     r"|thinking (?:of|about)|intend(?:s|ing)? to"
+    r"|if (?:he|she|they|you|we|I) (?:gets?|develops?|becomes?|needs?|has|have)"
     r"|should(?:n't| not)?|next (?:week|month)|tomorrow|later today)\b",
     re.IGNORECASE,
 )

@@ -33,6 +33,7 @@ from clinrag.retrieve.intent import (
     KIND_SECTIONS,
     REFERS_BACK,
     anchor_spans,
+    aside_span,
     asker_spans,
     cue_spans,
     fact_kind,
@@ -140,7 +141,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     kind = fact_kind(read)
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
-    kept = blanked(read, [*anchor_spans(read), *asker_spans(read), *planned_spans(read)])
+    kept = blanked(read, [*anchor_spans(read), *asker_spans(read), *planned_spans(read), *aside_span(read)])
     procedure_asked = kind == "procedure"
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
@@ -329,7 +330,13 @@ def asked_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) ->
         >>> asked_things("What follow-up was arranged for her after discharge?")
         frozenset()
     """
-    spans = [*cue_spans(question), *anchor_spans(question), *asker_spans(question), *planned_spans(question)]
+    spans = [
+        *cue_spans(question),
+        *anchor_spans(question),
+        *asker_spans(question),
+        *planned_spans(question),
+        *aside_span(question),  # "… sent home on? Need to check it against the antimalarials."
+    ]
     return _things_in(blanked(question, spans), expansions)
 
 
