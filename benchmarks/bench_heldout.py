@@ -38,13 +38,14 @@ voices: a renal dialysis unit nurse, a falls clinic nurse, an endoscopy unit nur
 a blood transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotomist, a rheumatology
 specialist nurse, a clinical psychologist, a welfare rights adviser, a neighbour, a spouse; ``test14`` and
 ``freeform13``: a fourteenth templated split and a thirteenth free-form set, written and committed the same way, in
-new voices); graded
+new voices; ``test15`` and ``freeform14``: a fifteenth templated split and a fourteenth free-form set, written and
+committed the same way, in new voices); graded
 automatically (correct, incomplete, wrongly abstained, wrong patient, contradicts the record; should-abstain
 questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,freeform13,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13,test14] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,freeform13,freeform14,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13,test14,test15] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
@@ -79,6 +80,7 @@ from clinrag.evaluate.heldout import (
     build_questions_12,
     build_questions_13,
     build_questions_14,
+    build_questions_15,
     grade,
     summarise,
 )
@@ -95,6 +97,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_11,
     FREEFORM_12,
     FREEFORM_13,
+    FREEFORM_14,
     freeform_questions,
 )
 from clinrag.generate.answer import Answerer
@@ -165,6 +168,7 @@ def main() -> None:
         + freeform_questions(view, FREEFORM_11, "freeform11")
         + freeform_questions(view, FREEFORM_12, "freeform12")
         + freeform_questions(view, FREEFORM_13, "freeform13")
+        + freeform_questions(view, FREEFORM_14, "freeform14")
         + build_questions_2(view, seed=args.seed)
         + build_questions_3(view, seed=args.seed)
         + build_questions_4(view, seed=args.seed)
@@ -178,6 +182,7 @@ def main() -> None:
         + build_questions_12(view, seed=args.seed)
         + build_questions_13(view, seed=args.seed)
         + build_questions_14(view, seed=args.seed)
+        + build_questions_15(view, seed=args.seed)
     )
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
@@ -243,6 +248,7 @@ def main() -> None:
                     "freeform11",
                     "freeform12",
                     "freeform13",
+                    "freeform14",
                     "test2",
                     "test3",
                     "test4",
@@ -256,6 +262,7 @@ def main() -> None:
                     "test12",
                     "test13",
                     "test14",
+                    "test15",
                 )
             },
             "generators": figures,

@@ -36,6 +36,7 @@ from clinrag.evaluate.heldout import (
     SPLIT_12,
     SPLIT_13,
     SPLIT_14,
+    SPLIT_15,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -57,6 +58,7 @@ from clinrag.evaluate.heldout_freeform import (
     FREEFORM_11,
     FREEFORM_12,
     FREEFORM_13,
+    FREEFORM_14,
 )
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
@@ -202,6 +204,7 @@ def test_admissions_must_come_in_date_order() -> None:
         FREEFORM_11,
         FREEFORM_12,
         FREEFORM_13,
+        FREEFORM_14,
     ],
     ids=[
         "freeform",
@@ -216,6 +219,7 @@ def test_admissions_must_come_in_date_order() -> None:
         "freeform11",
         "freeform12",
         "freeform13",
+        "freeform14",
     ],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
@@ -272,6 +276,7 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
         SPLIT_12,
         SPLIT_13,
         SPLIT_14,
+        SPLIT_15,
     ],
     ids=[
         "test2",
@@ -287,6 +292,7 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
         "test12",
         "test13",
         "test14",
+        "test15",
     ],
 )
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
@@ -308,6 +314,7 @@ def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
         SPLIT_12,
         SPLIT_13,
         SPLIT_14,
+        SPLIT_15,
     )
     for earlier in blind[: blind.index(split)]:
         templated, rejecting = _templates(earlier)
@@ -354,6 +361,7 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
         SPLIT_12,
         SPLIT_13,
         SPLIT_14,
+        SPLIT_15,
     ],
     ids=[
         "test2",
@@ -369,6 +377,7 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
         "test12",
         "test13",
         "test14",
+        "test15",
     ],
 )
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:

@@ -249,6 +249,9 @@ written without reading the question-reading code and committed before its first
 TEST14: Final = "test14"
 """The fourteenth blind test split (``data/heldout/test14.toml``: three new voices, named in the data file's header),
 written without reading the question-reading code and committed before its first run."""
+TEST15: Final = "test15"
+"""The fifteenth blind test split (``data/heldout/test15.toml``: three new voices, named in the data file's header),
+written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -295,10 +298,11 @@ SPLIT_11: Final = BlindSplit.load(TEST11)
 SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
 SPLIT_14: Final = BlindSplit.load(TEST14)
+SPLIT_15: Final = BlindSplit.load(TEST15)
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_14``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_15``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -327,6 +331,7 @@ build_questions_11: Final = _builder(SPLIT_11)
 build_questions_12: Final = _builder(SPLIT_12)
 build_questions_13: Final = _builder(SPLIT_13)
 build_questions_14: Final = _builder(SPLIT_14)
+build_questions_15: Final = _builder(SPLIT_15)
 
 
 def build_blind_split(

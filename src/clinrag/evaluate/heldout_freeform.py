@@ -112,6 +112,10 @@ FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.j
 """A thirteenth blind set (split ``freeform13``), about the hospital-A patients the earlier sets asked least about, in
 voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
 read the question-reading code and committed before its first run."""
+FREEFORM_14: Final = Path(__file__).with_name("data") / "freeform_questions_14.jsonl"
+"""A fourteenth blind set (split ``freeform14``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
+read the question-reading code and committed before its first run."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
