@@ -114,7 +114,8 @@ def test_the_retriever_reads_the_kind_and_the_setting_turns_it_off(node_c: Path,
 
 def test_words_around_a_kind_a_section_answers_become_context(embedder: OnnxMiniLmEmbedder) -> None:
     reader = KindReader(embedder)
-    question = "has been in before? feel like I've nursed them on a previous admission"  # as read: the name cut out
+    # as read: the name cut out (said after the question, "nursed" would be an aside and no thing at all)
+    question = "feel like I've nursed them on a previous admission - has been in before?"
     assert understand(question).fact_kind is None
     assert "nursed" in understand(question).things
     read = reader.read(understand(question), embedder.embed([question])[0])

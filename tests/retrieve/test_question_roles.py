@@ -166,3 +166,12 @@ def test_the_askers_place_after_the_question_cues_nothing() -> None:
     question = "Why was the Hickman line insertion for Ada Stone cancelled? Genetics clinic asking."
     assert "followup" not in kind_candidates(question)
     assert "hickman" in understand(question).things
+
+
+def test_every_stay_in_an_aside_asks_for_no_summary() -> None:
+    question = "Ada Stone, pre-admission medication list? (same for every stay I think). GP receptionist"
+    assert fact_kind(question) == "admission_medications"
+
+
+def test_the_surgeons_who_arrange_follow_up_ask_for_no_procedure() -> None:
+    assert kind_candidates("He had a kidney taken out - what follow up did the surgeons arrange?") == ("followup",)

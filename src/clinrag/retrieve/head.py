@@ -180,9 +180,23 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     # admission, and were there issues after it?" needs the banding ("which operation, and was it keyhole?" does not)
     others = [(begin, end) for begin, end in clauses if end <= bare[0]]
     return not any(
-        INTERROGATIVE.match(question[begin:end]) and set(tokenize(question[begin:end])) & things
+        INTERROGATIVE.match(question[begin:end])
+        and _in_a_question(question, end)
+        and set(tokenize(question[begin:end])) & things
         for begin, end in others
     )
+
+
+def _in_a_question(question: str, end: int) -> bool:
+    """Whether the sentence holding the clause that ends at ``end`` is a question: it ends with a question mark, or
+    the text ends without a full stop ("… I want to know what the surgeons did to her spine." is a statement).
+
+    Example:
+        >>> _in_a_question("I want to know what they did. Which procedure?", 12)
+        False
+    """
+    stop = re.search(r"[.?!](?=\s|$)", question[end:])
+    return stop is None or stop.group() == "?"
 
 
 def asked_attributes(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:

@@ -85,7 +85,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Discharge Diagnosis",),
     ),
     (
-        r"operat\w*|surg\w*|procedures?|underwent|undergo|performed|intervention"
+        r"operat\w*|surg(?!eons?\b)\w*|procedures?|underwent|undergo|performed|intervention"
         r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
         r"|what did (?:they|the \w+) do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
@@ -377,7 +377,8 @@ def fact_kind(question: str) -> str | None:
         >>> fact_kind("When should he be seen in the surgery clinic?"), fact_kind("Confused after the operation?")
         ('followup', 'complication')
     """
-    if _SUMMARY.search(question):
+    aside = aside_span(question)
+    if _SUMMARY.search(question[: aside[0][0]] if aside else question):  # not "(same for every stay I think)"
         return ADMISSIONS_SUMMARY
     candidates = kind_candidates(question)
     if candidates:

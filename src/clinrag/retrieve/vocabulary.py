@@ -85,7 +85,7 @@ ASKER_WORDS: Final = frozenset(
         "physio", "physiotherapist", "dietitian", "dietician", "pharmacist", "coder", "registrar", "locum",
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
         "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
-        "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter", "proband",
+        "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter", "proband", "checking",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
