@@ -63,43 +63,16 @@ from pathlib import Path
 from typing import Any
 
 from clinrag.evaluate.heldout import (
+    BLIND_SPLITS,
     CohortView,
     Graded,
     HeldoutQuestion,
+    build_blind_split,
     build_questions,
-    build_questions_2,
-    build_questions_3,
-    build_questions_4,
-    build_questions_5,
-    build_questions_6,
-    build_questions_7,
-    build_questions_8,
-    build_questions_9,
-    build_questions_10,
-    build_questions_11,
-    build_questions_12,
-    build_questions_13,
-    build_questions_14,
-    build_questions_15,
     grade,
     summarise,
 )
-from clinrag.evaluate.heldout_freeform import (
-    FREEFORM_2,
-    FREEFORM_3,
-    FREEFORM_4,
-    FREEFORM_5,
-    FREEFORM_6,
-    FREEFORM_7,
-    FREEFORM_8,
-    FREEFORM_9,
-    FREEFORM_10,
-    FREEFORM_11,
-    FREEFORM_12,
-    FREEFORM_13,
-    FREEFORM_14,
-    freeform_questions,
-)
+from clinrag.evaluate.heldout_freeform import FREEFORM_SETS, freeform_questions
 from clinrag.generate.answer import Answerer
 from clinrag.generate.llm import generator_from
 from clinrag.index.embed import OnnxMiniLmEmbedder
@@ -153,37 +126,11 @@ def main() -> None:
 
     cohort, node = _prepare(args.work, args.patients, args.seed)
     view = CohortView.load(cohort)
-    questions = (
-        build_questions(view, seed=args.seed)
-        + freeform_questions(view)
-        + freeform_questions(view, FREEFORM_2, "freeform2")
-        + freeform_questions(view, FREEFORM_3, "freeform3")
-        + freeform_questions(view, FREEFORM_4, "freeform4")
-        + freeform_questions(view, FREEFORM_5, "freeform5")
-        + freeform_questions(view, FREEFORM_6, "freeform6")
-        + freeform_questions(view, FREEFORM_7, "freeform7")
-        + freeform_questions(view, FREEFORM_8, "freeform8")
-        + freeform_questions(view, FREEFORM_9, "freeform9")
-        + freeform_questions(view, FREEFORM_10, "freeform10")
-        + freeform_questions(view, FREEFORM_11, "freeform11")
-        + freeform_questions(view, FREEFORM_12, "freeform12")
-        + freeform_questions(view, FREEFORM_13, "freeform13")
-        + freeform_questions(view, FREEFORM_14, "freeform14")
-        + build_questions_2(view, seed=args.seed)
-        + build_questions_3(view, seed=args.seed)
-        + build_questions_4(view, seed=args.seed)
-        + build_questions_5(view, seed=args.seed)
-        + build_questions_6(view, seed=args.seed)
-        + build_questions_7(view, seed=args.seed)
-        + build_questions_8(view, seed=args.seed)
-        + build_questions_9(view, seed=args.seed)
-        + build_questions_10(view, seed=args.seed)
-        + build_questions_11(view, seed=args.seed)
-        + build_questions_12(view, seed=args.seed)
-        + build_questions_13(view, seed=args.seed)
-        + build_questions_14(view, seed=args.seed)
-        + build_questions_15(view, seed=args.seed)
-    )
+    questions = build_questions(view, seed=args.seed)
+    for split_name, path in FREEFORM_SETS.items():
+        questions += freeform_questions(view, path, split_name)
+    for blind in BLIND_SPLITS:
+        questions += build_blind_split(view, blind, seed=args.seed)
     splits = args.splits.split(",")
     chosen = _limited([q for q in questions if q.split in splits], args.limit, args.seed)
     embedder = OnnxMiniLmEmbedder(threads=2)
@@ -232,38 +179,7 @@ def main() -> None:
             "cohort": {"patients": args.patients, "seed": args.seed, "hospital": "A"},
             "questions": {
                 split: sum(q.split == split for q in questions)
-                for split in (
-                    "dev",
-                    "test",
-                    "freeform",
-                    "freeform2",
-                    "freeform3",
-                    "freeform4",
-                    "freeform5",
-                    "freeform6",
-                    "freeform7",
-                    "freeform8",
-                    "freeform9",
-                    "freeform10",
-                    "freeform11",
-                    "freeform12",
-                    "freeform13",
-                    "freeform14",
-                    "test2",
-                    "test3",
-                    "test4",
-                    "test5",
-                    "test6",
-                    "test7",
-                    "test8",
-                    "test9",
-                    "test10",
-                    "test11",
-                    "test12",
-                    "test13",
-                    "test14",
-                    "test15",
-                )
+                for split in ("dev", "test", *FREEFORM_SETS, *(blind.name for blind in BLIND_SPLITS))
             },
             "generators": figures,
         },

@@ -23,20 +23,7 @@ from clinrag.evaluate import (
     heldout_wordings,
 )
 from clinrag.evaluate.heldout import (
-    SPLIT_2,
-    SPLIT_3,
-    SPLIT_4,
-    SPLIT_5,
-    SPLIT_6,
-    SPLIT_7,
-    SPLIT_8,
-    SPLIT_9,
-    SPLIT_10,
-    SPLIT_11,
-    SPLIT_12,
-    SPLIT_13,
-    SPLIT_14,
-    SPLIT_15,
+    BLIND_SPLITS,
     BlindSplit,
     CohortView,
     HeldoutQuestion,
@@ -45,21 +32,7 @@ from clinrag.evaluate.heldout import (
     build_questions_2,
     grade,
 )
-from clinrag.evaluate.heldout_freeform import (
-    FREEFORM,
-    FREEFORM_3,
-    FREEFORM_4,
-    FREEFORM_5,
-    FREEFORM_6,
-    FREEFORM_7,
-    FREEFORM_8,
-    FREEFORM_9,
-    FREEFORM_10,
-    FREEFORM_11,
-    FREEFORM_12,
-    FREEFORM_13,
-    FREEFORM_14,
-)
+from clinrag.evaluate.heldout_freeform import FREEFORM_SETS
 from clinrag.evaluate.heldout_questions import FAMILIES, split_of
 from clinrag.types import Abstention, Answer, Chunk, Source
 
@@ -191,36 +164,8 @@ def test_admissions_must_come_in_date_order() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [
-        FREEFORM,
-        FREEFORM_3,
-        FREEFORM_4,
-        FREEFORM_5,
-        FREEFORM_6,
-        FREEFORM_7,
-        FREEFORM_8,
-        FREEFORM_9,
-        FREEFORM_10,
-        FREEFORM_11,
-        FREEFORM_12,
-        FREEFORM_13,
-        FREEFORM_14,
-    ],
-    ids=[
-        "freeform",
-        "freeform3",
-        "freeform4",
-        "freeform5",
-        "freeform6",
-        "freeform7",
-        "freeform8",
-        "freeform9",
-        "freeform10",
-        "freeform11",
-        "freeform12",
-        "freeform13",
-        "freeform14",
-    ],
+    [path for name, path in FREEFORM_SETS.items() if name != "freeform2"],
+    ids=[name for name in FREEFORM_SETS if name != "freeform2"],
 )
 def test_the_free_form_questions_are_well_formed(path: Path) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -260,63 +205,13 @@ def _templates(split: BlindSplit) -> tuple[list[str], list[str]]:
     return templated, rejecting
 
 
-@pytest.mark.parametrize(
-    "split",
-    [
-        SPLIT_2,
-        SPLIT_3,
-        SPLIT_4,
-        SPLIT_5,
-        SPLIT_6,
-        SPLIT_7,
-        SPLIT_8,
-        SPLIT_9,
-        SPLIT_10,
-        SPLIT_11,
-        SPLIT_12,
-        SPLIT_13,
-        SPLIT_14,
-        SPLIT_15,
-    ],
-    ids=[
-        "test2",
-        "test3",
-        "test4",
-        "test5",
-        "test6",
-        "test7",
-        "test8",
-        "test9",
-        "test10",
-        "test11",
-        "test12",
-        "test13",
-        "test14",
-        "test15",
-    ],
-)
+@pytest.mark.parametrize("split", BLIND_SPLITS, ids=[split.name for split in BLIND_SPLITS])
 def test_each_blind_split_uses_only_new_wordings(split: BlindSplit) -> None:
     assert set(split.families) == set(FAMILIES)
     seen = {_wording(t) for families in FAMILIES.values() for templates in families.values() for t in templates}
     seen |= {_wording(t) for t in answers.NEGATIVE_TEMPLATES + answers.NOISE_TEMPLATES}
     invented = set(heldout._INVENTED_FIRST_NAMES)
-    blind = (
-        SPLIT_2,
-        SPLIT_3,
-        SPLIT_4,
-        SPLIT_5,
-        SPLIT_6,
-        SPLIT_7,
-        SPLIT_8,
-        SPLIT_9,
-        SPLIT_10,
-        SPLIT_11,
-        SPLIT_12,
-        SPLIT_13,
-        SPLIT_14,
-        SPLIT_15,
-    )
-    for earlier in blind[: blind.index(split)]:
+    for earlier in BLIND_SPLITS[: BLIND_SPLITS.index(split)]:
         templated, rejecting = _templates(earlier)
         seen |= {_wording(t) for t in templated + rejecting}
         invented |= set(earlier.invented_first_names)
@@ -345,41 +240,7 @@ def test_the_first_splits_are_unchanged(view: CohortView, questions: list[Heldou
     assert build_questions(view, seed=11) == questions  # the second split draws from its own random stream
 
 
-@pytest.mark.parametrize(
-    "split",
-    [
-        SPLIT_2,
-        SPLIT_3,
-        SPLIT_4,
-        SPLIT_5,
-        SPLIT_6,
-        SPLIT_7,
-        SPLIT_8,
-        SPLIT_9,
-        SPLIT_10,
-        SPLIT_11,
-        SPLIT_12,
-        SPLIT_13,
-        SPLIT_14,
-        SPLIT_15,
-    ],
-    ids=[
-        "test2",
-        "test3",
-        "test4",
-        "test5",
-        "test6",
-        "test7",
-        "test8",
-        "test9",
-        "test10",
-        "test11",
-        "test12",
-        "test13",
-        "test14",
-        "test15",
-    ],
-)
+@pytest.mark.parametrize("split", BLIND_SPLITS, ids=[split.name for split in BLIND_SPLITS])
 def test_each_blind_split_names_its_patients(view: CohortView, split: BlindSplit) -> None:
     second = build_blind_split(view, split, seed=11)
     assert {q.split for q in second} == {split.name}

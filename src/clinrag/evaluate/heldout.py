@@ -299,6 +299,11 @@ SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
 SPLIT_14: Final = BlindSplit.load(TEST14)
 SPLIT_15: Final = BlindSplit.load(TEST15)
+BLIND_SPLITS: Final = (
+    SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
+    SPLIT_14, SPLIT_15,
+)  # fmt: skip
+"""Every blind templated split, oldest first: the benchmark and the tests enumerate this, not their own lists."""
 
 
 class SplitBuilder(Protocol):

@@ -116,6 +116,23 @@ FREEFORM_14: Final = Path(__file__).with_name("data") / "freeform_questions_14.j
 """A fourteenth blind set (split ``freeform14``), about the hospital-A patients the earlier sets asked least about, in
 voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
 read the question-reading code and committed before its first run."""
+FREEFORM_SETS: Final[dict[str, Path]] = {
+    "freeform": FREEFORM,
+    "freeform2": FREEFORM_2,
+    "freeform3": FREEFORM_3,
+    "freeform4": FREEFORM_4,
+    "freeform5": FREEFORM_5,
+    "freeform6": FREEFORM_6,
+    "freeform7": FREEFORM_7,
+    "freeform8": FREEFORM_8,
+    "freeform9": FREEFORM_9,
+    "freeform10": FREEFORM_10,
+    "freeform11": FREEFORM_11,
+    "freeform12": FREEFORM_12,
+    "freeform13": FREEFORM_13,
+    "freeform14": FREEFORM_14,
+}  # fmt: skip
+"""Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
 
 def freeform_questions(view: CohortView, path: Path = FREEFORM, split: str = "freeform") -> list[HeldoutQuestion]:
