@@ -19,6 +19,7 @@ from clinrag.demo.build import build_demo
 from clinrag.index.edge import EdgeStore
 from clinrag.index.embed import OnnxMiniLmEmbedder, Vectors
 from clinrag.index.indexer import build_indexes, leaf_folders
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.index.store import DENSE, chunk_id_of
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
@@ -41,7 +42,7 @@ def prepare(out: Path, patients: int, seed: int) -> tuple[Settings, dict[str, An
         described = json.loads(demo_manifest.read_text())
         if described.get("patients") == patients and described.get("seed") == seed:
             shutil.copytree(DEMO / "cohort", out / "cohort", dirs_exist_ok=True)
-            shutil.copytree(DEMO / "nodes", out / "nodes", dirs_exist_ok=True)
+            copy_tree(DEMO / "nodes", out / "nodes", exists_ok=True)
             settings = Settings(synth=SynthSettings(workers=2))  # make demo ingests every default table
             source = f"copied from {DEMO}"
     elif (out / "nodes").is_dir():

@@ -25,6 +25,7 @@ from clinrag.federation.config import load_node_config
 from clinrag.federation.node import Node, create_node_app
 from clinrag.federation.root import FederatedRetrieval, FederationRoot, OrgEndpoint
 from clinrag.federation.serving import ThreadServer, free_port
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.settings import FederationSettings, RetrieveSettings
 from federation_cohort import EMBEDDER, ORGS
 
@@ -116,7 +117,7 @@ def start_processes(out: Path, running: Running, audit: Path) -> NodeProcesses:
     copies = out / "process-nodes"
     if copies.exists():
         shutil.rmtree(copies)
-    shutil.copytree(out / "nodes", copies)
+    copy_tree(out / "nodes", copies)
     clinrag = Path(sys.executable).parent / "clinrag"
     logs = out / "process-logs"
     logs.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 
 from clinrag.app.cli import app
 from clinrag.errors import ConfigError
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.plugins import STORES
 
 runner = CliRunner()
@@ -49,7 +49,7 @@ def test_help_teaches_the_syntax() -> None:
 
 def test_whole_node_round_trip_gives_the_same_results(node_c: Path, tmp_path: Path) -> None:
     node = tmp_path / "C"
-    shutil.copytree(node_c, node)
+    copy_tree(node_c, node)
     questions = ("weakness after a stroke", "discharge medications")
     before = {q: _hits(node, q) for q in questions}
 
@@ -92,7 +92,7 @@ def test_one_leaf_to_a_file_and_back(node_c: Path, tmp_path: Path) -> None:
 
 def test_commands_on_a_node_another_process_holds_say_what_to_do(node_c: Path, tmp_path: Path) -> None:
     node = tmp_path / "C"
-    shutil.copytree(node_c, node)
+    copy_tree(node_c, node)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(node / "index/neurology/shard")],
         stdin=subprocess.PIPE,

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.population.similar_sets import load_code_sets
 from clinrag.population.tables import population_path
@@ -39,7 +40,7 @@ def _running_demo(federation: Federation, tmp_path: Path, ignore_sigint: bool = 
     ``ignore_sigint``: start it with SIGINT ignored, as bash starts a background job of a script."""
     out = tmp_path / "demo"
     shutil.copytree(federation.out / "cohort", out / "cohort")
-    shutil.copytree(federation.out / "nodes", out / "nodes")
+    copy_tree(federation.out / "nodes", out / "nodes")
     ports = DemoPortRun.choose()
     env = {
         **os.environ,

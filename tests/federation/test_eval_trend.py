@@ -5,7 +5,6 @@ federation helper of ``clinrag eval`` serves the same demo."""
 
 from __future__ import annotations
 
-import shutil
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from clinrag.evaluate.suites import SuiteContext, SuiteInputError
 from clinrag.evaluate.suites.context import RunningFederation
 from clinrag.evaluate.suites.trend import TrendSuite
 from clinrag.federation.root import FederationRoot, OrgEndpoint
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.settings import FederationSettings, RetrieveSettings
 
 from ..shared.federation import EMBEDDER, Federation
@@ -123,7 +123,7 @@ class _Quiet:
 
 def test_the_demo_federation_helper_serves_the_demo(demo_out: Path, tmp_path: Path) -> None:
     # A shard is opened by one holder at a time and the session's federation holds demo_out's: serve a copy.
-    shutil.copytree(demo_out / "nodes", tmp_path / "nodes")
+    copy_tree(demo_out / "nodes", tmp_path / "nodes")
     with start_demo_federation(tmp_path, EMBEDDER, RetrieveSettings()) as running:
         orgs = running.orgs()
         assert [o.org for o in orgs] == ["A", "B", "C", "LIB"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from clinrag.generate.answer import Answerer
 from clinrag.generate.experience import answer_experience, experience_query
 from clinrag.generate.planner import Planner
 from clinrag.generate.similar_finders import FederatedFinder, LocalFinder
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.population.similar import SimilarityError
 from clinrag.population.similar_named import named_patient
 from clinrag.population.vocabulary import Vocabulary
@@ -38,7 +38,7 @@ REGISTRY = PatientRegistry([(1, "Betty Henry"), (2, "Ada Stone"), (3, "Carl Henr
 def node_a(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of hospital A's node folder: the running federation holds the shards of the original."""
     copy = tmp_path_factory.mktemp("node-a") / "A"
-    shutil.copytree(federation.out / "nodes" / "A", copy)
+    copy_tree(federation.out / "nodes" / "A", copy)
     return copy
 
 

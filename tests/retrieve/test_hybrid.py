@@ -15,6 +15,7 @@ import pytest
 from clinrag.errors import StoreError
 from clinrag.index.embed import OnnxMiniLmEmbedder, Vectors
 from clinrag.index.indexer import build_indexes
+from clinrag.index.sparse_copy import copy_tree
 from clinrag.index.store import EmbedderMismatchError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.pipeline import ingest_mimic
@@ -191,7 +192,7 @@ def test_an_index_of_another_embedder_is_refused(node: Path, tmp_path: Path) -> 
     class Other(OnnxMiniLmEmbedder):
         id = "another-model"
 
-    shutil.copytree(node, tmp_path / "copy")
+    copy_tree(node, tmp_path / "copy")
     with pytest.raises(EmbedderMismatchError, match="another-model"):
         Retriever.open(tmp_path / "copy", RetrieveSettings(), Other())
 
@@ -255,7 +256,7 @@ def test_a_changed_service_or_date_is_found_by_its_filter(node: Path, cohort: Pa
     """A stay moved from NMED to NSURG and its note redated keep their text (and chunk ids); re-ingesting and
     re-building rewrites the payloads without embedding anything, and the filters on the new values find them."""
     copy, source = tmp_path / "node", tmp_path / "C"
-    shutil.copytree(node, copy)
+    copy_tree(node, copy)
     shutil.copytree(cohort / "hospitals/C", source)
     with (source / "hosp/services.csv").open(newline="") as handle:
         services = list(csv.DictReader(handle))
