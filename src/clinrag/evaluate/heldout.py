@@ -252,6 +252,9 @@ written without reading the question-reading code and committed before its first
 TEST15: Final = "test15"
 """The fifteenth blind test split (``data/heldout/test15.toml``: three new voices, named in the data file's header),
 written without reading the question-reading code and committed before its first run."""
+TEST16: Final = "test16"
+"""The sixteenth blind test split (``data/heldout/test16.toml``: three new voices, named in the data file's header),
+written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -299,15 +302,16 @@ SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
 SPLIT_14: Final = BlindSplit.load(TEST14)
 SPLIT_15: Final = BlindSplit.load(TEST15)
+SPLIT_16: Final = BlindSplit.load(TEST16)
 BLIND_SPLITS: Final = (
     SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
-    SPLIT_14, SPLIT_15,
+    SPLIT_14, SPLIT_15, SPLIT_16,
 )  # fmt: skip
 """Every blind templated split, oldest first: the benchmark and the tests enumerate this, not their own lists."""
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_15``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_16``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -337,6 +341,7 @@ build_questions_12: Final = _builder(SPLIT_12)
 build_questions_13: Final = _builder(SPLIT_13)
 build_questions_14: Final = _builder(SPLIT_14)
 build_questions_15: Final = _builder(SPLIT_15)
+build_questions_16: Final = _builder(SPLIT_16)
 
 
 def build_blind_split(
