@@ -111,6 +111,8 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
     asked_class = next((m for m, tokens in _asked_after_wh_word(kept, things) if _names_class_or_drug(tokens)), None)
     if asked_class is not None:
         words = [match for match in words if match.start() >= asked_class.start()]
+    elif (clause := _asking_clause(kept, things)) is not None:  # "was in with DKA - did she have retinal photos?"
+        words = [match for match in words if clause[0] <= match.start() < clause[1]]
     for match in words:
         tokens = [token for token in tokenize(match.group()) if token in things]
         adjacent = bool(run) and not kept[run_end : match.start()].strip()
@@ -185,6 +187,32 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         and set(tokenize(question[begin:end])) & things
         for begin, end in others
     )
+
+
+def _asking_clause(kept: str, things: frozenset[str]) -> tuple[int, int] | None:
+    """The first clause of ``kept`` that is a question (it opens as one, in a sentence ending with a question mark)
+    and names one of ``things`` (other than a participle), when a clause before it names one too: what a statement
+    before the question names ("Tabitha York was in with DKA - did she have …?") says why it is asked, not what is
+    asked.
+
+    Example:
+        >>> _asking_clause("In with DKA - did she have retinal photos?", frozenset({"dka", "retinal"}))
+        (14, 41)
+    """
+    clauses = clause_spans(kept)
+    # a participle describes and names nothing on its own ("was the stay prolonged by a complication?")
+    naming = [
+        (begin, end)
+        for begin, end in clauses
+        if any(not token.endswith("ed") for token in set(tokenize(kept[begin:end])) & things)
+    ]
+    if len(naming) < 2:
+        return None
+    asking = next(
+        ((begin, end) for begin, end in naming if INTERROGATIVE.match(kept[begin:end]) and _in_a_question(kept, end)),
+        None,
+    )
+    return asking if asking is not None and asking != naming[0] else None
 
 
 def _in_a_question(question: str, end: int) -> bool:

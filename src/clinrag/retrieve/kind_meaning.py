@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from clinrag.index.embed import Embedder, Vectors
 from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, context_words
-from clinrag.retrieve.vocabulary import is_drug_name, is_procedure_word
+from clinrag.retrieve.vocabulary import LAB_TESTS, is_drug_name, is_procedure_word
 
 KNOWN_KINDS: Final = frozenset({*KIND_SECTIONS, ADMISSIONS_SUMMARY})
 CONTEXT_KINDS: Final = SECTION_KINDS - {"diagnosis", "presentation"}
@@ -169,9 +169,11 @@ class KindReader:
                 return understanding
         elif similarity < self.min_similarity or margin < self.min_margin:
             return understanding
-        # a drug, a class or a treatment named is what to find ("did he have chemo?" reads near allergy questions)
+        # a drug, a class, a treatment or a lab test named is what to find ("did he have chemo?" reads near allergy
+        # questions)
         names_drug = any(
-            is_drug_name(thing) or thing in understanding.classes or is_procedure_word(thing) for thing in named
+            is_drug_name(thing) or thing in understanding.classes or is_procedure_word(thing) or thing in LAB_TESTS
+            for thing in named
         )
         if named and (kind not in CONTEXT_KINDS or names_drug):  # what it names already says what to find
             return understanding

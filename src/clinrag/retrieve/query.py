@@ -42,7 +42,7 @@ from clinrag.retrieve.intent import (
     section_intent,
 )
 from clinrag.retrieve.shorthand import expand_shorthand
-from clinrag.retrieve.vocabulary import KIND_WORDS, correct_spelling, is_drug_name, is_thing
+from clinrag.retrieve.vocabulary import KIND_WORDS, LAB_TESTS, correct_spelling, is_drug_name, is_thing
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -217,8 +217,9 @@ MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medicat
 
 
 def context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
-    """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug it
-    names stays a thing to find ("should he still take the alendronate?" is not answered by his social history)
+    """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug or a
+    laboratory test it names stays a thing to find ("should he still take the alendronate?" is not answered by his
+    social history, "her INR on the day of discharge?" by her discharge medications)
     unless the question is about allergies, and so does a class of drugs a medication question names ("which
     antidepressants?" is not answered by the whole list); a class another section's question names is context
     ("about to give contrast: allergies?").
@@ -233,34 +234,49 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
         return frozenset()
     if kind == "allergy":  # the allergy list answers "is she allergic to X?", drug or not
         return things
-    drugs = {thing for thing in things - classes if is_drug_name(thing)}
+    drugs = {thing for thing in things - classes if is_drug_name(thing) or thing in LAB_TESTS}
     if kind in MEDICATION_KINDS:
         return frozenset(things - drugs - classes)
     return frozenset(things - drugs)
 
 
 _EXAMINATION = re.compile(
-    r"\b([a-z][a-z0-9-]*)\s+(scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?)\b", re.IGNORECASE
+    r"((?:[\w'’-]+\s+){0,3})(scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?|assays?|monitoring"
+    r"|photo(?:graph)?s?|groups?|typing|screens?)\b",
+    re.IGNORECASE,
 )
+"""An examination: up to three words before a word for an examination (the words that say which are the ones
+next to it, up to a function word or a possessive: "a 24-hour blood pressure monitoring", "her sleep study")."""
+_ASKED_ITSELF: Final = re.compile(r"biops|group|typing", re.IGNORECASE)
+"""Examinations that are themselves what is asked, unlike a "test": "a renal biopsy", "her blood group"."""
 _SAMPLES: Final = frozenset({"blood", "bloods", "urine", "lab", "labs"})
 """What a test is taken from: it says which examination only of results already taken."""
-_NOT_QUALIFIERS: Final = frozenset({"recent", "last", "latest", "first", "previous", "prior", "other", "any", "new"})
+_NOT_QUALIFIERS: Final = frozenset(
+    {"recent", "last", "latest", "first", "previous", "prior", "other", "any", "new", "repeat", "further", "routine"}
+)
 
 
 def examination_qualifiers(question: str) -> frozenset[str]:
     """The words that say which examination a results question asks about ("sleep" study, "PET" scan, "renal"
-    biopsy, and the biopsy itself): things to find, however common in English, so that a record of other results
-    does not answer it.
+    biopsy, and the biopsy itself, "tau protein" assay): things to find, however common in English, so that a
+    record of other results does not answer it.
 
     Example:
         >>> sorted(examination_qualifiers("Sleep study findings for Ada Stone? Any recent tests?"))
         ['sleep']
+        >>> sorted(examination_qualifiers("Did Ada Stone's repeat VQ scan show a clot?"))
+        ['vq']
     """
     found: set[str] = set()
     for match in _EXAMINATION.finditer(question):
-        words = tokenize(match.group(1))
-        found.update(word for word in words if word not in KIND_WORDS and word not in _NOT_QUALIFIERS)
-        if found and match.group(2).lower().startswith("biops"):  # a biopsy is itself what is asked, unlike a "test"
+        which: list[str] = []
+        for word in reversed(match.group(1).split()):
+            tokens = tokenize(word)
+            if not tokens or word.lower().endswith(("'s", "’s")):  # "did she have a", "Ada Stone's"
+                break
+            which[:0] = [token for token in tokens if token not in KIND_WORDS and token not in _NOT_QUALIFIERS]
+        found.update(which)
+        if which and _ASKED_ITSELF.match(match.group(2)):
             found.update(tokenize(match.group(2)))
     return frozenset(found)
 

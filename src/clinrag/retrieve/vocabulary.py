@@ -116,6 +116,13 @@ _TREATMENT_WORDS_TEXT: Final = """
     catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion redo
     reoperation re-operation jab jabs vaccine vaccines vaccination vaccinated immunisation immunization booster
 """
+_LAB_TESTS_TEXT: Final = """
+inr pt ptt aptt hba1c a1c tsh crp esr bnp troponin lactate ferritin hgb wbc plt creatinine egfr potassium sodium
+albumin bilirubin lipase amylase d-dimer ck magnesium phosphate glucose
+"""
+LAB_TESTS: Final = frozenset(_LAB_TESTS_TEXT.split())
+"""Laboratory tests a question may name: what to find, never context of a medication list or a social history
+("her INR on the day of discharge?" is not answered by the discharge medications)."""
 OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
 """A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
 TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split())
