@@ -56,3 +56,14 @@ def test_a_participle_in_the_question_clause_names_nothing() -> None:
     question = "Ada Stone's Hartmann's admission - was the length of stay prolonged by a complication?"
     head = head_things(question, understand(question), ["Ada Stone"])
     assert "prolonged" not in {thing.word for thing in head}
+
+
+def test_an_examination_asked_about_heads_the_question_with_the_thing_before_it() -> None:
+    question = "Ada Stone's sister - before they took her gallbladder out did she have one of those HIDA scans?"
+    head = [thing.word for thing in head_things(question, understand(question), ["Ada Stone"])]
+    assert "hida" in head
+
+
+@pytest.mark.parametrize("service", ["gynae", "ortho"])
+def test_a_service_in_ward_shorthand_names_nothing_to_find(service: str) -> None:
+    assert service not in understand(f"Ada Stone - which op did {service} do?").things

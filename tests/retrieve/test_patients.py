@@ -936,3 +936,15 @@ def test_a_given_name_before_a_full_name_in_capitals_or_title_case_is_a_longer_n
     resolution = resolve(registry, question)
     assert resolution.subject_ids == frozenset()  # found by the property test: "AARON ABIGAIL ABBOTT" chose her
     assert resolution.unknown_persons == (question,)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Cole Jensen (not Robin) - does he live alone?", "Cole Jensen, not the other Robin: does he live alone?"],
+)
+def test_a_name_set_aside_is_no_one_asked_about(question: str) -> None:
+    registry = PatientRegistry([(1, "Cole Jensen"), (2, "Robin Jensen"), (3, "Robin Chen")])
+    resolution = registry.resolve(question)
+    assert resolution.subject_ids == frozenset({1})
+    assert not resolution.near
+    assert not resolution.unknown_persons

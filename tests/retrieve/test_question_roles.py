@@ -175,3 +175,44 @@ def test_every_stay_in_an_aside_asks_for_no_summary() -> None:
 
 def test_the_surgeons_who_arrange_follow_up_ask_for_no_procedure() -> None:
     assert kind_candidates("He had a kidney taken out - what follow up did the surgeons arrange?") == ("followup",)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("hiya im Ada Stone's carer, is there any medicine they react too?", "allergy"),
+        ("what did the hospital say was actually wrong with Ada Stone?", "diagnosis"),
+        ("ada stone come home yesterday, whats the main thing they was in for", "diagnosis"),
+        ("Mum was in for a few days with a cough - what did the doctors say it was in the end?", "diagnosis"),
+        ("Anticoag clinic: Stone, Ada, current meds as per the d/c summary, with strengths.", "discharge_medications"),
+        ("ada stone old meds from before the hospital, what were they", "admission_medications"),
+        ("Before she went in for the bowel surgery what was she on?", "admission_medications"),
+        ("what was Dad taking before he went into hospital all confused?", "admission_medications"),
+        ("was Mum supposed to have another x-ray after the pneumonia? what follow up did they want?", "followup"),
+        ("What exactly did ortho do? fracture clinic nurse", "procedure"),
+    ],
+)
+def test_plain_phrasings_cue_their_kind(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_a_terse_aside_after_the_question_narrows_the_kind() -> None:
+    assert kind_candidates("community midwife - ada stone, why was she admitted in march 2023? final dx") == (
+        "diagnosis",
+    )
+
+
+def test_the_dates_of_admissions_ask_for_the_admissions() -> None:
+    assert fact_kind("dates ada stone was admited? in order pls") == "admissions_summary"
+
+
+def test_a_drug_in_the_askers_plan_is_asked_about_when_the_question_points_back_at_it() -> None:
+    question = "I'm about to counsel Ada Stone on cinnarizine interactions - which other meds did they flag with it?"
+    assert "cinnarizine" in understand(question).things
+    assert "methotrexate" not in understand("We're considering methotrexate for Ada; how much does she drink?").things
+
+
+def test_a_condition_that_sent_a_patient_in_is_context_of_a_medication_question() -> None:
+    found = understand("what was Dad taking before he went into hospital all confused?")
+    assert found.fact_kind == "admission_medications"
+    assert not found.things

@@ -22,7 +22,7 @@ from typing import Final, NamedTuple
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import ClinicalClass, class_words, vocabulary
 from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, clause_spans, cue_spans
-from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked
+from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked, examination_qualifiers
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
@@ -125,6 +125,10 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
             run_end = match.end()
         elif run:
             break
+    # "before they took her gallbladder out, did she have a HIDA scan?": the examination asked about heads it too
+    examined = examination_qualifiers(question) & things
+    if run and examined and not examined & set(run):
+        run.extend(dict.fromkeys(token for token in tokenize(kept) if token in examined))
     written = tokenize(kept)
     for item, asked, sites in _class_phrases():  # "oral antibiotics", "thyroid replacement": a member names it
         phrases = [*asked, *(sites if item.name in understanding.classes else ())]  # "bowel surgery": a procedure group

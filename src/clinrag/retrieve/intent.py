@@ -26,7 +26,7 @@ from clinrag.index.lexical import STOPWORDS
 
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
-    r"|(?:coming|being brought|arriving|going) (?:in)?to (?:the )?hospital"
+    r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the )?hospital"
 )
 _DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets|(?:medication |drug )?regimens?)"
 _STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
@@ -51,6 +51,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
         rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
+        rf"|{_DRUGS} (?:as )?(?:per|on|in|from) (?:the |their |his |her )?(?:d/?c|discharge)"
+        r" (?:summary|letter|paperwork)"
         r"|prescribed (?:when|on|upon|at|after) (?:leaving|discharge|going home)",
         ("Discharge Medications",),
     ),
@@ -64,18 +66,22 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
         r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
-        r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b",
+        r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
+        rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
+        r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)",
         ("Medications on Admission",),
     ),
     (
-        r"allerg\w*|react\w* badly|react(?:ed|s)? to|intoleran\w*|adverse (?:drug )?reactions?"
+        r"allerg\w*|react\w* badly|react(?:ed|s)? too?|intoleran\w*|adverse (?:drug )?reactions?"
         r"|sensitivit(?:y|ies)|sensitive to"
         r"|reactions?|adrs?|can(?:no|')t (?:take|have)",
         ("Allergies",),
     ),
     (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) wrong|the matter with|(?:main|principal) problem"
-        r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) wrong|decided? (?:it|that) was"
+        r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
+        r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
+        r"|(?:was|were|is|are|been) in for\b(?!\s+(?:a|an|\d+|few|several|two|three|some|one)\b)"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
@@ -88,7 +94,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"operat\w*|surg(?!eons?\b)\w*|procedures?|underwent|undergo|performed|intervention"
         r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
-        r"|what did (?:they|the \w+) do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
+        r"|what (?:exactly )?did (?:they|the \w+|ortho\w*|gyn\w*|urolog\w*|cardio\w*|vascular|neuro\w*|plastics)"
+        r" do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -141,9 +148,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (r"family history|runs? in (?:the|his|her|their) family|relatives", ("Family History",)),
     (
         r"follow[- ]?up instructions|"
-        rf"(?:repeat|follow[- ]?up|further|outpatient|interval|surveillance) (?:\w+ ){{0,2}}{_TESTS}"
+        rf"(?:repeat|another|follow[- ]?up|further|outpatient|interval|surveillance) (?:\w+ ){{0,2}}{_TESTS}"
         r"(?![^?.!;]{0,30}\b(?:show|showed|shows|reveal\w*|found|results?)\b)"  # a planned test, not its result
-        rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}"
+        rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}|(?:supposed|meant) to (?:have|get) (?:\w+ ){{0,2}}{_TESTS}"
         rf"|(?:booked|arranged|scheduled|referred|listed) (?:in )?for (?:\w+ ){{0,3}}{_TESTS}"
         r"|follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
@@ -198,7 +205,8 @@ _SUMMARY = re.compile(
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
-    r"|\badmission dates\b|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
+    r"|\badmission dates\b|\bdates?\b.{0,40}\b(?:admit+ed|hospitali[sz]ed)\b"
+    r"|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
     r"|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
     r"|\bwhen (?:did )?(?:each|every) (?:stay|admission) (?:start|begin|began)"
     r"|\b(?:(?:re)?admitted|hospitali[sz]ed)\b.{0,30}\b(?:over (?:the|all|many) years|over time|so far|to date"
@@ -326,10 +334,14 @@ def planned_spans(question: str) -> list[tuple[int, int]]:
     for begin, end in clause_spans(question):
         clause = question[begin:end]
         if _PLANNED_CLAUSE.search(clause) and _FIRST_PERSON.search(clause) and not INTERROGATIVE.match(clause):
+            if _ASKED_BACK.search(question, end):  # "about to counsel her on X - which meds did they flag with it?"
+                continue
             spans.append((begin, end))  # the asker's own plan, not "whether colchicine should be continued"
     return sorted(spans)
 
 
+_ASKED_BACK: Final = re.compile(r"\b(?:with|for|to|about|against|alongside) it\b(?!\s+\w+ing\b)", re.IGNORECASE)
+"""A question after a plan that asks about what the plan names ("… flag with it?"): then that is what to find."""
 _FIRST_PERSON: Final = re.compile(r"\b(?:i|i'm|i'd|i'll|we|we're|we'd|we'll|us|our)\b", re.IGNORECASE)
 
 
@@ -440,6 +452,15 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         or _PREPOSITION.match(question, after[0]) is not None
     ]  # a cue followed by another cue of another kind modifies it: "surgery clinic" is a clinic, an "allergy patch
     # test" a test
+    aside = aside_span(question)
+    narrowing = [
+        cue
+        for cue in heads
+        for begin, end in aside
+        if begin <= cue[0] < end and end - begin <= _TERSE and not question[begin:end].startswith("(")
+    ]  # "(antenatal clinic)" says where the asker is
+    if narrowing:  # "why was she admitted in March? final dx": a terse aside says which kind of answer
+        return tuple(dict.fromkeys(kind for _, _, kind in narrowing))
     asking = [(begin, end) for begin, end in clause_spans(question) if INTERROGATIVE.match(question[begin:end])]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
@@ -449,6 +470,8 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
+_TERSE: Final = 20
+"""The most characters of an aside after the question that only narrows the kind asked ("final dx", "home meds pls")."""
 _WHEN_ONLY: Final = re.compile(
     rf"^(?:(?:on|at|after|upon) discharge|(?:during|while) (?:(?:an?|the|their|his|her) )?{_STAY})$", re.IGNORECASE
 )

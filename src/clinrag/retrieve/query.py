@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Final
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import asked_classes
+from clinrag.retrieve.classes import asked_classes, vocabulary
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
@@ -216,6 +217,11 @@ section, whatever else it names (the allergy list answers "any allergies before 
 MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medications"})
 
 
+@functools.cache
+def _drug_classes() -> frozenset[str]:
+    return frozenset(item.name for item in vocabulary().classes if item.kind == "drug")
+
+
 def context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:
     """The ``things`` that are context of a question about one patient's :data:`SECTION_KINDS` section. A drug or a
     laboratory test it names stays a thing to find ("should he still take the alendronate?" is not answered by his
@@ -235,8 +241,8 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
     if kind == "allergy":  # the allergy list answers "is she allergic to X?", drug or not
         return things
     drugs = {thing for thing in things - classes if is_drug_name(thing) or thing in LAB_TESTS}
-    if kind in MEDICATION_KINDS:
-        return frozenset(things - drugs - classes)
+    if kind in MEDICATION_KINDS:  # "what was Dad taking before he went in all confused?": delirium is why he went in
+        return frozenset(things - drugs - (classes & _drug_classes()))
     return frozenset(things - drugs)
 
 

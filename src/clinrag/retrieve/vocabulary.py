@@ -75,10 +75,13 @@ KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
 and the targets of spelling correction."""
 CARE_SETTING_WORDS: Final = frozenset(
-    {"triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary"}
-)
-"""Where care happens ("post-op pt at triage", "before it goes down to dispensary"): where the asker is, never a
-thing to find."""
+    {
+        "triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary",
+        "ortho", "gynae", "gyne", "gyn",
+    }
+)  # fmt: skip
+"""Where care happens, and the ward shorthand for the services that give it ("post-op pt at triage", "before it goes
+down to dispensary", "which op did gynae do?"): where the asker is or who acted, never a thing to find."""
 ASKER_WORDS: Final = frozenset(
     {
         "bleep", "bleeped", "bleeping", "bleeper", "paged", "pager",
