@@ -85,6 +85,15 @@ def test_the_place_an_asker_calls_from_is_no_scope() -> None:
     assert named_scope("Who had a fall in orthopedics at Hospital A?", names).depts == ("orthopaedics",)
 
 
+def test_a_place_the_question_sets_aside_is_no_scope() -> None:
+    from clinrag.retrieve.scope import ScopeNames, named_scope
+
+    names = ScopeNames(depts=("psychiatry", "medicine"))
+    question = "Ann Lee had a medical admission in Sept 2014, not one of the psych ones. What was the diagnosis?"
+    assert named_scope(question, names).empty
+    assert named_scope("Which psych patients had a fall?", names).depts == ("psychiatry",)
+
+
 @pytest.mark.parametrize(
     ("question", "names", "sites"),
     [

@@ -948,3 +948,10 @@ def test_a_name_set_aside_is_no_one_asked_about(question: str) -> None:
     assert resolution.subject_ids == frozenset({1})
     assert not resolution.near
     assert not resolution.unknown_persons
+
+
+def test_shorthand_after_a_name_is_no_part_of_it() -> None:
+    registry = PatientRegistry([(1, "Hunter Owen"), (2, "Ada Stone")])
+    resolution = registry.resolve("Hunter Owen TTOs? practice nurse, he can't remember what painkillers he was given")
+    assert resolution.subject_ids == frozenset({1})
+    assert not resolution.unknown_persons

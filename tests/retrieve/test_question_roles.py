@@ -216,3 +216,34 @@ def test_a_condition_that_sent_a_patient_in_is_context_of_a_medication_question(
     found = understand("what was Dad taking before he went into hospital all confused?")
     assert found.fact_kind == "admission_medications"
     assert not found.things
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("HPI for Ada Stone's follow-up visit: principle dx from the hospitalization?", "diagnosis"),
+        ("Ada said the stay 'didn't go to plan' - did something happen to them while they were in?", "complication"),
+        ("Ada Stone - anything happen on the ward? her carer says her neck went funny", "complication"),
+        ("Understanding Ada's story - what was happening to them that made them go into hospital?", "presentation"),
+        ("Ada Stone - second admission, Nov 2015 - how was she presenting when she came in?", "presentation"),
+    ],
+)  # fmt: skip
+def test_more_plain_phrasings_cue_their_kind(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_what_develops_during_a_stay_is_what_is_asked() -> None:
+    found = understand("Which patients developed a pressure ulcer during their admission?")
+    assert found.fact_kind == "complication"
+    assert "ulcer" in found.things
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("what was Ada Stone in hospital for, in plain english if poss?", "poss"),
+        ("meds so the HCP can prescribe?", "hcp"),
+    ],
+)
+def test_shorthand_and_roles_name_nothing_to_find(question: str, word: str) -> None:
+    assert word not in understand(question).things

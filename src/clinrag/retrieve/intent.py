@@ -49,6 +49,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|discharge (?:him|her|them|me|the patient) (?:on|with)"
         rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
+        r"|(?:sent|send|went|go|going|gone|let) out of (?:the )?hospital (?:on|with|taking)"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
         rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
         rf"|{_DRUGS} (?:as )?(?:per|on|in|from) (?:the |their |his |her )?(?:d/?c|discharge)"
@@ -81,7 +82,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
         r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
-        r"|(?:was|were|is|are|been) in for\b(?!\s+(?:a|an|\d+|few|several|two|three|some|one)\b)"
+        r"|\bin (?:(?:the )?hospital )?for(?=\s*(?:[,?.!;]|$))"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
@@ -103,9 +104,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|post-?op\w*|postoperative\w*|side[- ]effects?"
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
         r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
-        rf"|develop\w*.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY}"
+        rf"|develop\w*(?=.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY})"  # the cue is the verb: what develops is asked
         rf"|\bwhile (?:an? )?{_STAY}|during (?:(?:the|their|his|her) )?{_STAY}"
-        r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery",
+        r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery"
+        r"|(?:anything|something) (?:\w+ )?happen(?:ed)?\b|(?:didn't|did not|not) go (?:to|according to) plan",
         ("Brief Hospital Course",),
     ),
     (
@@ -136,7 +138,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
         r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
-        r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in"
+        r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
+        r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation",
         ("Chief Complaint", "History of Present Illness"),
     ),
@@ -452,6 +455,8 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         or _PREPOSITION.match(question, after[0]) is not None
     ]  # a cue followed by another cue of another kind modifies it: "surgery clinic" is a clinic, an "allergy patch
     # test" a test
+    if (heading := _HEADING.match(question)) and any(start >= heading.end() for start, _, _ in heads):
+        heads = [cue for cue in heads if cue[0] >= heading.end()]  # "HPI for Ada's follow-up visit: principal dx?"
     aside = aside_span(question)
     narrowing = [
         cue
@@ -470,6 +475,8 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
+_HEADING: Final = re.compile(r"^[^:?]{1,80}:\s(?=[^?]*\?)")
+"""A heading before the question ("HPI for Ada Stone's follow-up visit: …"): what it is for, when the rest asks."""
 _TERSE: Final = 20
 """The most characters of an aside after the question that only narrows the kind asked ("final dx", "home meds pls")."""
 _WHEN_ONLY: Final = re.compile(

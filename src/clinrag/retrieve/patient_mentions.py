@@ -69,6 +69,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Final, Protocol
 
 from clinrag.errors import ClinragError
+from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
 from clinrag.retrieve.vocabulary import DRUG_WORDS, KIND_WORDS, is_thing, zipf
 
 if TYPE_CHECKING:
@@ -144,7 +145,9 @@ _NOT_NAMES = _word_set(
     monday tuesday wednesday thursday friday saturday sunday
     """
 )
-"""Words never taken for part of a person's name when deciding whether a name runs on (or in a spaCy span)."""
+_NOT_NAMES |= frozenset(word for word in QUESTION_SHORTHAND if word.isalpha())  # "Hunter Owen TTOs?": no name
+"""Words never taken for part of a person's name when deciding whether a name runs on (or in a spaCy span), and
+the shorthand clinicians type for what they want."""
 
 _AMBIGUOUS_SURNAMES = _word_set(
     """

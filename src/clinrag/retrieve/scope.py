@@ -70,16 +70,25 @@ _ASKER_PLACE: Final = re.compile(
 """Where the asker is ("ringing from the admissions unit", "I'm on the surgical ward"): not where to search."""
 
 
+_SET_ASIDE: Final = re.compile(
+    r"\b(?:not|except|excluding|other than|apart from)\s+(?:(?:one|any|either)\s+of\s+)?(?:(?:the|his|her|their)\s+)?"
+    r"[\w-]+(?:\s+(?:ones?|admissions?|stays?|department|dept|ward|unit|service))?",
+    re.IGNORECASE,
+)
+"""A place the question sets aside ("a medical admission, not one of the psych ones"): no place to search in (the
+search is not narrowed rather than narrowed to the place set aside)."""
+
+
 def named_scope(question: str, names: ScopeNames) -> Scope:
     """The hospitals and departments of ``names`` that ``question`` names (see the module docstring), less the
-    place the asker says they are calling from.
+    place the asker says they are calling from and those it sets aside.
 
     Example:
         >>> names = ScopeNames(depts=("admissions", "surgery"))
         >>> named_scope("Ringing from the admissions unit: what meds was she on?", names).empty
         True
     """
-    question = _ASKER_PLACE.sub(" ", question)
+    question = _SET_ASIDE.sub(" ", _ASKER_PLACE.sub(" ", question))
     orgs = tuple(code for code, label in names.orgs.items() if _names_org(question, code, label))
     depts = tuple(dept for dept in names.depts if _names_dept(question, dept))
     return Scope(orgs, depts)

@@ -52,6 +52,7 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "w/": "with",
         "pt": "patient",
         "pts": "patients",
+        "poss": "possible",  # "in plain english if poss"
         "bc": "because",
         "b/c": "because",
         "resp": "respiratory",

@@ -89,6 +89,7 @@ ASKER_WORDS: Final = frozenset(
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
         "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
         "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter", "proband", "checking",
+        "hcp", "hcps",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
