@@ -128,6 +128,10 @@ FREEFORM_17: Final = Path(__file__).with_name("data") / "freeform_questions_17.j
 """A seventeenth blind set (split ``freeform17``), about the hospital-A patients the earlier sets asked least about, in
 voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
 read the question-reading code and committed before its first run."""
+FREEFORM_18: Final = Path(__file__).with_name("data") / "freeform_questions_18.jsonl"
+"""An eighteenth blind set (split ``freeform18``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
+read the question-reading code and committed before its first run."""
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
@@ -146,6 +150,7 @@ FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform15": FREEFORM_15,
     "freeform16": FREEFORM_16,
     "freeform17": FREEFORM_17,
+    "freeform18": FREEFORM_18,
 }  # fmt: skip
 """Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
