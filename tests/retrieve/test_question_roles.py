@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from clinrag.retrieve.head import asks_for_kind_only
 from clinrag.retrieve.intent import anchor_spans, asker_spans, fact_kind, kind_candidates
 from clinrag.retrieve.query import understand
 
@@ -247,3 +248,20 @@ def test_what_develops_during_a_stay_is_what_is_asked() -> None:
 )
 def test_shorthand_and_roles_name_nothing_to_find(question: str, word: str) -> None:
     assert word not in understand(question).things
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("The GP referral says 'post hospital' for Ada Stone - what was actually wrong with them?", "diagnosis"),
+        ("any problems for ada stone during the hospital stay? just so I don't push them too hard", "complication"),
+        ("Ada Stone, Jan 2023 with the bleed - what did they actually do to stop it?", "procedure"),
+    ],
+)
+def test_adverbs_and_a_hospital_stay_keep_their_cue(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_a_kind_named_after_the_question_does_not_make_what_it_asks_context() -> None:
+    question = "Ada Stone - blood group and rhesus status? booking bloods at the antenatal clinic"
+    assert not asks_for_kind_only(question, understand(question), ["Ada Stone"])

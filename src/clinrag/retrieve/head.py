@@ -21,7 +21,7 @@ from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import ClinicalClass, class_words, vocabulary
-from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, clause_spans, cue_spans
+from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, aside_span, clause_spans, cue_spans
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked, examination_qualifiers
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
@@ -174,6 +174,9 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     question = expand_shorthand(question)[0]  # "what op was it?" asks for an operation
     anchors = anchor_spans(question)  # "after the op": a time, not what is asked
     cues = [(begin, end) for begin, end in cue_spans(question) if not any(a <= begin < b for a, b in anchors)]
+    for aside_start, aside_end in aside_span(question):  # "blood group? booking bloods at the antenatal clinic"
+        if any(set(tokenize(question[begin:end])) & things for begin, end in clause_spans(question[:aside_start])):
+            cues = [(begin, end) for begin, end in cues if not aside_start <= begin < aside_end]
     clauses = clause_spans(question)
     if cues:
         asking = [(begin, end) for begin, end in clauses if any(begin <= cue < end for cue, _ in cues)]

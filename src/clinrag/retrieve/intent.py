@@ -29,7 +29,7 @@ _ADMITTED = (
     r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the )?hospital"
 )
 _DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets|(?:medication |drug )?regimens?)"
-_STAY = r"(?:stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
+_STAY = r"(?:(?:hospital )?stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
 _TESTS = (
     r"(?:tests?|labs?|bloods?|blood (?:tests?|work|levels?)|(?:drug )?levels?|imaging|scans?|x-?rays?|cxr|ct|mri"
     r"|ultrasound|echo\w*|ecg|ekg|films?)"
@@ -79,7 +79,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Allergies",),
     ),
     (
-        r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) wrong|the matter with|(?:main|principal) problem"
+        r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) (?:\w+ly )?wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
         r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
         r"|\bin (?:(?:the )?hospital )?for(?=\s*(?:[,?.!;]|$))"
@@ -95,8 +95,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"operat\w*|surg(?!eons?\b)\w*|procedures?|underwent|undergo|performed|intervention"
         r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
-        r"|what (?:exactly )?did (?:they|the \w+|ortho\w*|gyn\w*|urolog\w*|cardio\w*|vascular|neuro\w*|plastics)"
-        r" do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
+        r"|what (?:\w+ly )?did (?:they|the \w+|ortho\w*|gyn\w*|urolog\w*|cardio\w*|vascular|neuro\w*|plastics)"
+        r" (?:\w+ly )?do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
