@@ -264,6 +264,9 @@ written without reading the question-reading code and committed before its first
 TEST19: Final = "test19"
 """The nineteenth blind test split (``data/heldout/test19.toml``: three new voices, named in the data file's header),
 written without reading the question-reading code and committed before its first run."""
+TEST20: Final = "test20"
+"""The twentieth blind test split (``data/heldout/test20.toml``: three new voices, named in the data file's header),
+written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)
@@ -315,15 +318,16 @@ SPLIT_16: Final = BlindSplit.load(TEST16)
 SPLIT_17: Final = BlindSplit.load(TEST17)
 SPLIT_18: Final = BlindSplit.load(TEST18)
 SPLIT_19: Final = BlindSplit.load(TEST19)
+SPLIT_20: Final = BlindSplit.load(TEST20)
 BLIND_SPLITS: Final = (
     SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
-    SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19,
+    SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19, SPLIT_20,
 )  # fmt: skip
 """Every blind templated split, oldest first: the benchmark and the tests enumerate this, not their own lists."""
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_19``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_20``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -357,6 +361,7 @@ build_questions_16: Final = _builder(SPLIT_16)
 build_questions_17: Final = _builder(SPLIT_17)
 build_questions_18: Final = _builder(SPLIT_18)
 build_questions_19: Final = _builder(SPLIT_19)
+build_questions_20: Final = _builder(SPLIT_20)
 
 
 def build_blind_split(

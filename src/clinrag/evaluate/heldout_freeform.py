@@ -132,6 +132,10 @@ FREEFORM_18: Final = Path(__file__).with_name("data") / "freeform_questions_18.j
 """An eighteenth blind set (split ``freeform18``), about the hospital-A patients the earlier sets asked least about, in
 voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
 read the question-reading code and committed before its first run."""
+FREEFORM_19: Final = Path(__file__).with_name("data") / "freeform_questions_19.jsonl"
+"""A nineteenth blind set (split ``freeform19``), about the hospital-A patients the earlier sets asked least about, in
+voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
+read the question-reading code and committed before its first run."""
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
@@ -151,6 +155,7 @@ FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform16": FREEFORM_16,
     "freeform17": FREEFORM_17,
     "freeform18": FREEFORM_18,
+    "freeform19": FREEFORM_19,
 }  # fmt: skip
 """Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
