@@ -143,3 +143,12 @@ def test_a_class_keeps_its_device_and_a_premise_is_no_head() -> None:
     assert [thing.word for thing in head_things(redo, understand(redo), ["Sergio Frey"])] == ["redo"]
     site = "OT here, hip precautions for Priscilla Wong - which operation did she have on the hip?"
     assert "precaution" not in [thing.word for thing in head_things(site, understand(site), ["Priscilla Wong"])]
+
+
+def test_a_general_practice_is_no_hospital_department() -> None:
+    from clinrag.retrieve.scope import ScopeNames, named_scope
+
+    names = ScopeNames(depts=("surgery", "medicine"))
+    question = "I look after Ann Lee's repeat prescriptions at the surgery - did the hospital record a drug allergy?"
+    assert named_scope(question, names).empty
+    assert named_scope("Who was admitted under the surgery department?", names).depts == ("surgery",)

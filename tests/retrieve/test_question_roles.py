@@ -9,6 +9,7 @@ import pytest
 from clinrag.retrieve.head import asks_for_kind_only
 from clinrag.retrieve.intent import anchor_spans, asker_spans, fact_kind, kind_candidates
 from clinrag.retrieve.query import understand
+from clinrag.retrieve.vocabulary import is_thing
 
 
 @pytest.mark.parametrize(
@@ -265,3 +266,35 @@ def test_adverbs_and_a_hospital_stay_keep_their_cue(question: str, kind: str) ->
 def test_a_kind_named_after_the_question_does_not_make_what_it_asks_context() -> None:
     question = "Ada Stone - blood group and rhesus status? booking bloods at the antenatal clinic"
     assert not asks_for_kind_only(question, understand(question), ["Ada Stone"])
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Ada Stone - what did the diarrhoea turn out to be? care home asking", "diagnosis"),
+        ("Ada Stone was muddled when she went in - what did they put it down to in the end?", "diagnosis"),
+        ("ada stone, when she came in withdrawing from alcohol - wat meds did she leave on?", "discharge_medications"),
+        ("Ada Stone - what was she on before the knee op? pre-op list for the records", "admission_medications"),
+        ("Ada Stone when she broke her hip - what was her home like, stairs? on her own?", "social"),
+        ("Ada Stone - what checks did they want after she went home? BP check with who?", "followup"),
+        ("Ada Stone's echo result from the admission? ejection fraction pls, cardiology clinic letter", "results"),
+    ],
+)
+def test_a_third_set_of_plain_phrasings_cue_their_kind(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind
+
+
+def test_a_question_typed_in_capitals_is_read_as_words() -> None:
+    found = understand("DEAR SIR IS Ada Stone ALERGIC TO ANY MEDICINES ... THE NEW DOCTOR ASKED")
+    assert found.fact_kind == "allergy"
+    assert not found.things
+
+
+@pytest.mark.parametrize("word", ["oot", "hame", "ony", "fer", "hoose", "botherin"])
+def test_a_word_spelt_as_it_is_spoken_names_nothing(word: str) -> None:
+    assert not is_thing(word)
+
+
+@pytest.mark.parametrize("word", ["hida", "inr", "ercp", "copd", "stent", "tavi", "ulcer"])
+def test_short_clinical_words_stay_things(word: str) -> None:
+    assert is_thing(word)

@@ -50,6 +50,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         r"|(?:sent|send|went|go|going|gone|let) out of (?:the )?hospital (?:on|with|taking)"
+        r"|did (?:he|she|they|the patient) leave (?:on|with)\b"
         rf"|once (?:back )?home|keep taking|{_DRUGS}.{{0,40}}\bat the end of|prescribed at the end"
         rf"|d/?c (?:{_DRUGS})|{_DRUGS} (?:at|on) d/?c"
         rf"|{_DRUGS} (?:as )?(?:per|on|in|from) (?:the |their |his |her )?(?:d/?c|discharge)"
@@ -62,7 +63,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}\b[^?.!;]{{0,40}}\b(?:(?:on|at|upon) (?:the time of )?(?:admission|arrival)"
         r"|when (?:\w+ ){0,3}admitted)"
         rf"|\b(?:on|taking|takes?|{_DRUGS})\b.{{0,30}}\b(?:before|prior to) (?:(?:the|his|her|their|this|that) )?"
-        rf"(?:\w+ ){{0,2}}(?:{_ADMITTED})"
+        rf"(?:\w+ ){{0,2}}(?:{_ADMITTED}|op|operation|surgery)\b"
         r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
@@ -82,7 +83,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) (?:\w+ly )?wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
         r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
-        r"|\bin (?:(?:the )?hospital )?for(?=\s*(?:[,?.!;]|$))"
+        r"|\bin (?:(?:the )?hospital )?for(?=\s*(?:[,?.!;]|$))|turn(?:ed|s)? out to be|put (?:it|this|that) down to"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
@@ -114,11 +115,13 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"smok\w*|tobacco|cigar(?:ette|et)s?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
-        r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|looks? after|cares? for"
+        r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|look(?:s|ing)? after"
+        r"|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
         r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?|household"
         r"|(?:alcohol|drinking|smoking|tobacco|social|substance(?: use)?) history(?: of)?"
         r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home"
+        r"|(?:what(?:'s| is| was) )?(?:his|her|their) home like"
         r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with",
         ("Social History",),
     ),
@@ -159,7 +162,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
-        r"|see someone",
+        r"|see someone|what checks|checks? with (?:who|whom)\b",
         ("Followup Instructions",),
     ),
     (r"instructions|advised|told to(?! see)|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
@@ -466,7 +469,14 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     ]  # "(antenatal clinic)" says where the asker is
     if narrowing:  # "why was she admitted in March? final dx": a terse aside says which kind of answer
         return tuple(dict.fromkeys(kind for _, _, kind in narrowing))
-    asking = [(begin, end) for begin, end in clause_spans(question) if INTERROGATIVE.match(question[begin:end])]
+    for begin, _ in aside:  # "echo result from the admission? ejection fraction pls, cardiology clinic letter"
+        if any(cue[0] < begin for cue in heads):
+            heads = [cue for cue in heads if cue[0] < begin]
+    asking = [
+        (begin, end)
+        for begin, end in clause_spans(question)
+        if INTERROGATIVE.match(question[begin:end]) and not _TIME_CLAUSE.match(question[begin:end])
+    ]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
         # discharged on?" asks for the discharge list, and "Writing the medical history: what symptoms took her
@@ -477,6 +487,10 @@ def kind_candidates(question: str) -> tuple[str, ...]:
 
 _HEADING: Final = re.compile(r"^[^:?]{1,80}:\s(?=[^?]*\?)")
 """A heading before the question ("HPI for Ada Stone's follow-up visit: …"): what it is for, when the rest asks."""
+_TIME_CLAUSE: Final = re.compile(
+    r"^\s*when\s+(?:he|she|they|i|we|you)\s+(?:came|went|was|were|got|had|broke|fell|arrived|left)\b", re.IGNORECASE
+)
+"""A clause that says when ("when she came in withdrawing from alcohol - what meds …?"), not what is asked."""
 _TERSE: Final = 20
 """The most characters of an aside after the question that only narrows the kind asked ("final dx", "home meds pls")."""
 _WHEN_ONLY: Final = re.compile(

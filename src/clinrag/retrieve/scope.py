@@ -79,6 +79,14 @@ _SET_ASIDE: Final = re.compile(
 search is not narrowed rather than narrowed to the place set aside)."""
 
 
+_GP_SURGERY: Final = re.compile(
+    r"\b(?:at|from|to)\s+(?:the|our|my|their|his|her)\s+(?:gp\s+|doctor'?s\s+)?surgery\b"
+    r"(?!\s+(?:department|dept|unit|ward|service|team|patients))",
+    re.IGNORECASE,
+)
+"""A general practice ("I look after her repeat prescriptions at the surgery"): no hospital department."""
+
+
 def named_scope(question: str, names: ScopeNames) -> Scope:
     """The hospitals and departments of ``names`` that ``question`` names (see the module docstring), less the
     place the asker says they are calling from and those it sets aside.
@@ -88,7 +96,7 @@ def named_scope(question: str, names: ScopeNames) -> Scope:
         >>> named_scope("Ringing from the admissions unit: what meds was she on?", names).empty
         True
     """
-    question = _SET_ASIDE.sub(" ", _ASKER_PLACE.sub(" ", question))
+    question = _GP_SURGERY.sub(" ", _SET_ASIDE.sub(" ", _ASKER_PLACE.sub(" ", question)))
     orgs = tuple(code for code, label in names.orgs.items() if _names_org(question, code, label))
     depts = tuple(dept for dept in names.depts if _names_dept(question, dept))
     return Scope(orgs, depts)

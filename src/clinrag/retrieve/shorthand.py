@@ -53,6 +53,8 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "pt": "patient",
         "pts": "patients",
         "poss": "possible",  # "in plain english if poss"
+        "wat": "what",
+        "wot": "what",
         "bc": "because",
         "b/c": "because",
         "resp": "respiratory",

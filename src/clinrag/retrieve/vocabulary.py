@@ -53,7 +53,8 @@ _KIND_WORDS_TEXT = """
     stay stays admission admissions admitted admit discharge discharged inpatient ward during while before after
     end start kind type sort about also other else still ever currently recent latest last first time times day
     days year years month months history background long term problem problems issue issues condition conditions
-    medications medication medicine medicines drug drugs pill pills prescription prescriptions prescribed regular
+    medications medication medicine medicines drug drugs pill pills tablet tablets prescription prescriptions
+    prescribed regular
     usual diagnosis diagnosed diagnoses final found wrong complication complications develop developed setback
     setbacks operation operations procedure procedures surgery surgeries operated underwent undergo performed
     allergy allergies allergic react reaction reactions badly intolerance intolerances test tests result results
@@ -273,7 +274,42 @@ def is_thing(token: str) -> bool:
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
         return False
+    if frequency < RARE_ZIPF and token not in clinical_words() and spoken_variant(token):
+        return False
     return frequency < RARE_ZIPF or (token in clinical_words() and frequency < COMMON_ZIPF)
+
+
+_VOWELS: Final = "aeiou"
+_SPOKEN_LENGTHS: Final = range(3, 6)
+_SPOKEN_ZIPF: Final = 5.0
+"""A very common word (Zipf ≥ this) that a short unknown word is one vowel away from is the word it says."""
+
+
+@functools.cache
+def spoken_variant(token: str) -> str | None:
+    """The common word a rare or unknown ``token`` spells as it is spoken, if any: a short word with one vowel
+    changed into a very common one ("oot" out, "wis" was, "hame" home, "fer" for) or a word without its final g
+    ("botherin" bothering). Such a word names no clinical thing.
+
+    Example:
+        >>> spoken_variant("hame"), spoken_variant("botherin"), spoken_variant("hida"), spoken_variant("inr")
+        ('home', 'bothering', None, None)
+    """
+    if not token.isalpha() or token in drug_names():
+        return None
+    if token.endswith("in") and len(token) >= _SPOKEN_LENGTHS.stop and zipf(token + "g") >= RARE_ZIPF:
+        return token + "g"
+    if len(token) not in _SPOKEN_LENGTHS:
+        return None
+    variants = {
+        token[:i] + vowel + token[i + 1 :]
+        for i, letter in enumerate(token)
+        if letter in _VOWELS
+        for vowel in _VOWELS
+        if vowel != letter
+    }
+    common = [(zipf(variant), variant) for variant in variants if zipf(variant) >= _SPOKEN_ZIPF]
+    return max(common)[1] if common else None
 
 
 _AGE_AND_SEX: Final = re.compile(r"\d+(?:yo|y|yr|yrs|yof|yom|m|f|mo|mos|wk|wks|d)")
@@ -403,6 +439,11 @@ def _one_edit(first: str, second: str) -> bool:
     return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
+_SHOUTING_LETTERS: Final = 12
+_SHOUTING_SHARE: Final = 0.6
+"""A text of at least this many letters with at least this share in capitals is typed in capitals throughout."""
+
+
 def correct_spelling(text: str, clinical: bool = True) -> tuple[str, tuple[tuple[str, str], ...]]:
     """``text`` with misspelt kind words corrected, and the ``(written, read as)`` pairs. Only lower-case words
     (and a capitalised first word) of four letters or more that English does not know and no clinical vocabulary
@@ -415,12 +456,16 @@ def correct_spelling(text: str, clinical: bool = True) -> tuple[str, tuple[tuple
         ('what medications was she sent home on', (('medicatons', 'medications'),))
     """
     corrections: list[tuple[str, str]] = []
+    letters = [character for character in text if character.isalpha()]
+    # "IS HE ALERGIC TO ANY MEDICINES": a question typed in capitals has no acronyms to keep
+    shouting = len(letters) >= _SHOUTING_LETTERS and sum(c.isupper() for c in letters) >= _SHOUTING_SHARE * len(letters)
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         lowered = word.lower()
         opening = not text[: match.start()].strip()  # the first word is capitalised as any first word is
-        if len(word) < 4 or not word.isalpha() or not (word.islower() or (opening and word.istitle())):
+        typed = word.islower() or (opening and word.istitle()) or (shouting and word.isupper())
+        if len(word) < 4 or not word.isalpha() or not typed:
             return word  # capitalised mid-sentence: maybe a name
         if lowered in _CORRECTION_TARGETS or lowered in clinical_words() or zipf(lowered) > 0.0:
             return word
@@ -430,7 +475,7 @@ def correct_spelling(text: str, clinical: bool = True) -> tuple[str, tuple[tuple
         if nearest is None:
             return word
         corrections.append((word, nearest))
-        return nearest.capitalize() if word[0].isupper() else nearest
+        return nearest.capitalize() if word[0].isupper() and not shouting else nearest
 
     corrected = _WORD.sub(fix, text)
     return corrected, tuple(corrections)
