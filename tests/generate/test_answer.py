@@ -149,3 +149,19 @@ def test_a_kind_of_fact_of_no_patient_abstains(retriever: Retriever) -> None:
     answer = Answerer(retriever, AnswerSettings()).answer("what time is visiting on the surgical wards at the weekend")
     assert answer.abstention is not None  # a procedure list of whoever ranks first answers nobody's question
     assert "names no patient" in answer.abstention.reason
+
+
+def test_a_service_detail_of_a_named_ward_asks_the_records_nothing(retriever: Retriever) -> None:
+    answer = Answerer(retriever, AnswerSettings()).answer("whats the wifi password for patients on the surgical ward")
+    assert answer.abstention is not None
+    assert "names no patient" in answer.abstention.reason
+
+
+def test_an_allergy_question_needs_no_record_of_the_event_it_is_asked_after(retriever: Retriever, cohort: Path) -> None:
+    name, subject_id = _a_patient(cohort)
+    answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
+        f"Got {name} back at the clinic after the air ambulance flight - allergic to anything?"
+    )
+    assert not answer.abstained, answer.text
+    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Allergies"}
+    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}

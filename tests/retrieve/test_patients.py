@@ -955,3 +955,10 @@ def test_shorthand_after_a_name_is_no_part_of_it() -> None:
     resolution = registry.resolve("Hunter Owen TTOs? practice nurse, he can't remember what painkillers he was given")
     assert resolution.subject_ids == frozenset({1})
     assert not resolution.unknown_persons
+
+
+def test_a_month_after_a_name_is_no_part_of_it() -> None:
+    registry = PatientRegistry([(1, "Robin Chen"), (2, "Ada Stone")])
+    resolution = registry.resolve("Robin Chen Jan 2020 - what surgery did he have that admission?")
+    assert resolution.subject_ids == frozenset({1})
+    assert not resolution.unknown_persons

@@ -298,3 +298,29 @@ def test_a_word_spelt_as_it_is_spoken_names_nothing(word: str) -> None:
 @pytest.mark.parametrize("word", ["hida", "inr", "ercp", "copd", "stent", "tavi", "ulcer"])
 def test_short_clinical_words_stay_things(word: str) -> None:
     assert is_thing(word)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Got Ada Stone back at the clinic after the flight - they allergic to anything, mate?", "allergy"),
+        ("Booking a car home for Ada Stone - what were they actually in hospital with?", "diagnosis"),
+        ("ada stone discharge - what was the illness, for the eligibility form", "diagnosis"),
+        ("What tablets did they send Ada Stone home on? Need to sort a blister pack.", "discharge_medications"),
+        ("What was Ada on before they got flown out? Their own scripts, from before hospital", "admission_medications"),
+        ("Stone, Ada - regular meds prior to going in, so I can compare with what's back", "admission_medications"),
+        ("Anything go pear-shaped for Ada Stone while they were down in the city?", "complication"),
+        ("What was it that got Ada Stone flown out in the first place?", "presentation"),
+        ("Is Ada Stone still on the durries or did they give up?", "social"),
+        ("How much grog does Ada Stone get through?", "social"),
+        ("Ada Stone - NKDA or has she got something listed?", "allergy"),
+        ("Ada Stone was on something for her stomach before she came in - what was it?", "admission_medications"),
+    ],
+)  # fmt: skip
+def test_a_fourth_set_of_plain_phrasings_cue_their_kind(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind
+
+
+def test_what_has_come_back_is_no_follow_up() -> None:
+    question = "Ada Stone - regular meds prior to going in, to compare with what's come back"
+    assert "followup" not in kind_candidates(question)

@@ -249,6 +249,9 @@ class Answerer:
         head = head_things(cleaned, understanding, filtering)
         sites = examined_sites(cleaned, filtering)  # "CT head": a CT of the head, in one record
         anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
+        if understanding.fact_kind in _PATIENT_LEVEL_KINDS:  # "after the RFDS flight - allergic to anything?"
+            anchors = frozenset()
+            understanding = dataclasses.replace(understanding, anchors=frozenset())
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
@@ -658,16 +661,21 @@ def _listing(terms: frozenset[str], most: int = 6) -> str:
     return " or ".join(shown) + (" …" if len(terms) > most else "")
 
 
+_PATIENT_LEVEL_KINDS: Final = frozenset({"allergy", "social"})
+"""Kinds of fact that hold of the patient rather than of one stay: an event a question names as a time does not
+need to be in a record that answers it."""
 _EQUIPMENT: Final = frozenset({"scanner", "scanners", "machine", "machines", "department", "unit", "room", "suite"})
 """Where and with what a study is done: no finding a record holds."""
 
 
 _SERVICE_DETAIL: Final = re.compile(
     r"\b(?:(?:phone|telephone|contact|direct[- ]dial|extension)\s+numbers?|numbers?\s+(?:for|of)\s+(?:the\s+)?\w+"
-    r"|opening\s+(?:hours|times)|visiting\s+(?:hours|times)|address\s+(?:for|of)|car\s+park(?:ing)?|parking)\b",
+    r"|opening\s+(?:hours|times)|visiting\s+(?:hours|times)|address\s+(?:for|of)|car\s+park(?:ing)?|parking"
+    r"|wi-?fi|passwords?|log-?ins?)\b",
     re.IGNORECASE,
 )
-"""How a question asks for a service's details (a number, opening hours, an address): not a patient's record."""
+"""How a question asks for a service's details (a number, opening hours, an address, the wifi password): not a
+patient's record."""
 
 
 def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filters: SearchFilters | None) -> bool:
@@ -681,6 +689,8 @@ def _asks_for_nothing(understanding: QueryUnderstanding, names: list[str], filte
     if not understanding.about_patients and things <= class_words("study") | _EQUIPMENT:
         things = frozenset()  # "is the MRI scanner open on bank holidays?" names a machine, not a finding
     if not understanding.about_patients and _SERVICE_DETAIL.search(understanding.text):
+        if not names:  # "the wifi password for the patients on the orthopaedic ward?": whatever its scope
+            return True
         things = frozenset()  # "the number for the emergency dental service?" asks about a service, not a patient
     if names or things or understanding.date_range is not None:
         return False

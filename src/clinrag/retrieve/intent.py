@@ -28,7 +28,9 @@ _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
     r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the )?hospital"
 )
-_DRUGS = r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|tablets|(?:medication |drug )?regimens?)"
+_DRUGS = (
+    r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|scripts|tablets|(?:medication |drug )?regimens?)"
+)
 _STAY = r"(?:(?:hospital )?stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
 _TESTS = (
     r"(?:tests?|labs?|bloods?|blood (?:tests?|work|levels?)|(?:drug )?levels?|imaging|scans?|x-?rays?|cxr|ct|mri"
@@ -42,7 +44,7 @@ _PLANNED = (
 SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
-        r"|(?:sent|send|went|go|going|gone) (?:\w+ )?(?:home|out) (?:on|with|taking)"
+        r"|(?:sent|send|went|go|going|gone) (?:\w+ ){0,3}?(?:home|out) (?:on|with|taking)"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
@@ -70,11 +72,12 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
         r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
-        r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)",
+        r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
+        r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|got|were|was) in\b",
         ("Medications on Admission",),
     ),
     (
-        r"allerg\w*|react\w* badly|react(?:ed|s)? too?|intoleran\w*|adverse (?:drug )?reactions?"
+        r"allerg\w*|nkda|nka|react\w* badly|react(?:ed|s)? too?|intoleran\w*|adverse (?:drug )?reactions?"
         r"|sensitivit(?:y|ies)|sensitive to"
         r"|reactions?|adrs?|can(?:no|')t (?:take|have)",
         ("Allergies",),
@@ -83,7 +86,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) (?:\w+ly )?wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
         r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
-        r"|\bin (?:(?:the )?hospital )?for(?=\s*(?:[,?.!;]|$))|turn(?:ed|s)? out to be|put (?:it|this|that) down to"
+        r"|\bin (?:(?:the )?hospital )?(?:for|with)(?=\s*(?:[,?.!;]|$))|turn(?:ed|s)? out to be"
+        r"|put (?:it|this|that) down to"
+        r"|what (?:was|is) (?:the|his|her|their) (?:illness|sickness|disease|condition)"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
@@ -101,7 +106,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
-        r"complicat\w*|went wrong|go wrong|setbacks?|adverse events?|(?:problems?|issues?) (?:arose|arise|came up)"
+        r"complicat\w*|went wrong|go wrong|(?:go|went|gone) pear[- ]shaped|setbacks?|adverse events?"
+        r"|(?:problems?|issues?) (?:arose|arise|came up)"
         r"|post-?op\w*|postoperative\w*|side[- ]effects?"
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
         r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
@@ -112,7 +118,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Brief Hospital Course",),
     ),
     (
-        r"smok\w*|tobacco|cigar(?:ette|et)s?|vap(?:e|es|ing)|drink\w*|alcohol|etoh|recreational drugs|substance use"
+        r"smok\w*|tobacco|cigar(?:ette|et)s?|ciggies|durr(?:y|ies)|fags|vap(?:e|es|ing)|drink\w*|alcohol|etoh|grog|booze"
+        r"|bevv(?:y|ies)|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|look(?:s|ing)? after"
@@ -143,7 +150,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
-        r"|(?:reason for )?presentation",
+        r"|(?:reason for )?presentation|in the first place|to begin with",
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
@@ -160,7 +167,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:booked|arranged|scheduled|referred|listed) (?:in )?for (?:\w+ ){{0,3}}{_TESTS}"
         r"|follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
-        r"|clinic|go back to|come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
+        r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )"  # "what's come back": a result
+        r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
         r"|see someone|what checks|checks? with (?:who|whom)\b",
         ("Followup Instructions",),

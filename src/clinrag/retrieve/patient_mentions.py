@@ -142,6 +142,7 @@ _NOT_NAMES = _word_set(
     that the their them then there these this those to under until was we were what when where which while who
     whom whose why will with would you patient patients pt subject mr mrs ms miss mx dr
     january february march april june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
     monday tuesday wednesday thursday friday saturday sunday
     """
 )

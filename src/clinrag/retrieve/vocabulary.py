@@ -71,6 +71,7 @@ _KIND_WORDS_TEXT = """
     sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad
     chronological chronologically enumerate sequence shouldn couldn wouldn didn doesn isn wasn weren hasn haven
     hadn aren confirm confirmed confirming regarding concerning behalf
+    nkda nka scripts ciggies durry durries fags grog booze bevvy bevvies
 """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
