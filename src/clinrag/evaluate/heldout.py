@@ -246,27 +246,16 @@ TEST13: Final = "test13"
 """The thirteenth blind test split (``data/heldout/test13.toml``: a renal dialysis unit nurse taking on a patient for a
 dialysis slot, a falls prevention clinic nurse after a fall, an endoscopy unit nurse at the pre-procedure check),
 written without reading the question-reading code and committed before its first run."""
+# test14 … test20: the fourteenth to twentieth blind test splits (``data/heldout/test14.toml`` …), each in three new
+# voices named in its data file's header, written without reading the question-reading code and committed before
+# its first run.
 TEST14: Final = "test14"
-"""The fourteenth blind test split (``data/heldout/test14.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST15: Final = "test15"
-"""The fifteenth blind test split (``data/heldout/test15.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST16: Final = "test16"
-"""The sixteenth blind test split (``data/heldout/test16.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST17: Final = "test17"
-"""The seventeenth blind test split (``data/heldout/test17.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST18: Final = "test18"
-"""The eighteenth blind test split (``data/heldout/test18.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST19: Final = "test19"
-"""The nineteenth blind test split (``data/heldout/test19.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 TEST20: Final = "test20"
-"""The twentieth blind test split (``data/heldout/test20.toml``: three new voices, named in the data file's header),
-written without reading the question-reading code and committed before its first run."""
 
 
 @dataclass(frozen=True)

@@ -108,34 +108,16 @@ transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotom
 a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
 with several admissions), written by someone who had not read the question-reading code and committed before its
 first run."""
+# freeform13 … freeform19: the thirteenth to nineteenth blind sets, about the hospital-A patients the earlier sets
+# asked least about, in voices of their own, several questions pinned to one stay of a patient with several
+# admissions, written by someone who had not read the question-reading code and committed before their first run.
 FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.jsonl"
-"""A thirteenth blind set (split ``freeform13``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_14: Final = Path(__file__).with_name("data") / "freeform_questions_14.jsonl"
-"""A fourteenth blind set (split ``freeform14``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_15: Final = Path(__file__).with_name("data") / "freeform_questions_15.jsonl"
-"""A fifteenth blind set (split ``freeform15``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_16: Final = Path(__file__).with_name("data") / "freeform_questions_16.jsonl"
-"""A sixteenth blind set (split ``freeform16``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_17: Final = Path(__file__).with_name("data") / "freeform_questions_17.jsonl"
-"""A seventeenth blind set (split ``freeform17``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_18: Final = Path(__file__).with_name("data") / "freeform_questions_18.jsonl"
-"""An eighteenth blind set (split ``freeform18``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_19: Final = Path(__file__).with_name("data") / "freeform_questions_19.jsonl"
-"""A nineteenth blind set (split ``freeform19``), about the hospital-A patients the earlier sets asked least about, in
-voices of its own, several pinned to one stay of a patient with several admissions, written by someone who had not
-read the question-reading code and committed before its first run."""
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
