@@ -246,8 +246,8 @@ TEST13: Final = "test13"
 """The thirteenth blind test split (``data/heldout/test13.toml``: a renal dialysis unit nurse taking on a patient for a
 dialysis slot, a falls prevention clinic nurse after a fall, an endoscopy unit nurse at the pre-procedure check),
 written without reading the question-reading code and committed before its first run."""
-# test14 … test20: the fourteenth to twentieth blind test splits (``data/heldout/test14.toml`` …), each in three new
-# voices named in its data file's header, written without reading the question-reading code and committed before
+# test14 … test21: the fourteenth to twenty-first blind test splits (``data/heldout/test14.toml`` …), each in three
+# new voices named in its data file's header, written without reading the question-reading code and committed before
 # its first run.
 TEST14: Final = "test14"
 TEST15: Final = "test15"
@@ -256,6 +256,7 @@ TEST17: Final = "test17"
 TEST18: Final = "test18"
 TEST19: Final = "test19"
 TEST20: Final = "test20"
+TEST21: Final = "test21"
 
 
 @dataclass(frozen=True)
@@ -308,15 +309,16 @@ SPLIT_17: Final = BlindSplit.load(TEST17)
 SPLIT_18: Final = BlindSplit.load(TEST18)
 SPLIT_19: Final = BlindSplit.load(TEST19)
 SPLIT_20: Final = BlindSplit.load(TEST20)
+SPLIT_21: Final = BlindSplit.load(TEST21)
 BLIND_SPLITS: Final = (
     SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
-    SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19, SPLIT_20,
+    SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19, SPLIT_20, SPLIT_21,
 )  # fmt: skip
 """Every blind templated split, oldest first: the benchmark and the tests enumerate this, not their own lists."""
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_20``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_21``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -351,6 +353,7 @@ build_questions_17: Final = _builder(SPLIT_17)
 build_questions_18: Final = _builder(SPLIT_18)
 build_questions_19: Final = _builder(SPLIT_19)
 build_questions_20: Final = _builder(SPLIT_20)
+build_questions_21: Final = _builder(SPLIT_21)
 
 
 def build_blind_split(
