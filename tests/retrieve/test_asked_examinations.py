@@ -67,3 +67,18 @@ def test_an_examination_asked_about_heads_the_question_with_the_thing_before_it(
 @pytest.mark.parametrize("service", ["gynae", "ortho"])
 def test_a_service_in_ward_shorthand_names_nothing_to_find(service: str) -> None:
     assert service not in understand(f"Ada Stone - which op did {service} do?").things
+
+
+def test_a_swab_says_which_by_the_words_before_it() -> None:
+    assert "covid" in examination_qualifiers("Ada Stone covid swab - pos or neg?")
+
+
+def test_units_of_blood_ask_about_a_transfusion() -> None:
+    assert "transfused" in understand("how many units of blood did Ada Stone get after her hip?").things
+
+
+def test_a_hyphenated_and_joins_no_clauses() -> None:
+    from clinrag.retrieve.intent import clause_spans
+
+    question = "Any before-and-after photos of Ada Stone's frenotomy on the file?"
+    assert [question[begin:end] for begin, end in clause_spans(question)] == [question[:-1]]

@@ -508,7 +508,8 @@ _WHEN_ONLY: Final = re.compile(
 
 
 _CLAUSE: Final = re.compile(
-    r"[,;:?!]|\.(?=\s)|\s[-–—]+\s|\band\b|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)", re.IGNORECASE
+    r"[,;:?!]|\.(?=\s)|\s[-–—]+\s|(?<!-)\band\b(?!-)|(?<=\w)\s+(?=(?:what|which|when|who|how|where|why)\b)",
+    re.IGNORECASE,
 )
 """Where a clause ends: punctuation, a dash, "and", or a question word inside a sentence ("wound looks red what op
 was it")."""

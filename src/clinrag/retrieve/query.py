@@ -248,7 +248,7 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
 
 _EXAMINATION = re.compile(
     r"((?:[\w'’-]+\s+){0,3})(scans?|stud(?:y|ies)|biops(?:y|ies)|tests?|imaging|series|panels?|assays?|monitoring"
-    r"|photo(?:graph)?s?|groups?|typing|screens?)\b",
+    r"|photo(?:graph)?s?|groups?|typing|screens?|swabs?|pcrs?)\b",
     re.IGNORECASE,
 )
 """An examination: up to three words before a word for an examination (the words that say which are the ones

@@ -53,6 +53,7 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "pt": "patient",
         "pts": "patients",
         "poss": "possible",  # "in plain english if poss"
+        "units of blood": "units of blood transfused",  # a plain phrase for what a record calls a transfusion
         "wat": "what",
         "wot": "what",
         "bc": "because",
