@@ -246,17 +246,6 @@ TEST13: Final = "test13"
 """The thirteenth blind test split (``data/heldout/test13.toml``: a renal dialysis unit nurse taking on a patient for a
 dialysis slot, a falls prevention clinic nurse after a fall, an endoscopy unit nurse at the pre-procedure check),
 written without reading the question-reading code and committed before its first run."""
-# test14 … test21: the fourteenth to twenty-first blind test splits (``data/heldout/test14.toml`` …), each in three
-# new voices named in its data file's header, written without reading the question-reading code and committed before
-# its first run.
-TEST14: Final = "test14"
-TEST15: Final = "test15"
-TEST16: Final = "test16"
-TEST17: Final = "test17"
-TEST18: Final = "test18"
-TEST19: Final = "test19"
-TEST20: Final = "test20"
-TEST21: Final = "test21"
 
 
 @dataclass(frozen=True)
@@ -302,14 +291,17 @@ SPLIT_10: Final = BlindSplit.load(TEST10)
 SPLIT_11: Final = BlindSplit.load(TEST11)
 SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
-SPLIT_14: Final = BlindSplit.load(TEST14)
-SPLIT_15: Final = BlindSplit.load(TEST15)
-SPLIT_16: Final = BlindSplit.load(TEST16)
-SPLIT_17: Final = BlindSplit.load(TEST17)
-SPLIT_18: Final = BlindSplit.load(TEST18)
-SPLIT_19: Final = BlindSplit.load(TEST19)
-SPLIT_20: Final = BlindSplit.load(TEST20)
-SPLIT_21: Final = BlindSplit.load(TEST21)
+# test14 … test21: the fourteenth to twenty-first blind test splits (``data/heldout/test14.toml`` …), each in three
+# new voices named in its data file's header, written without reading the question-reading code and committed before
+# its first run.
+SPLIT_14: Final = BlindSplit.load("test14")
+SPLIT_15: Final = BlindSplit.load("test15")
+SPLIT_16: Final = BlindSplit.load("test16")
+SPLIT_17: Final = BlindSplit.load("test17")
+SPLIT_18: Final = BlindSplit.load("test18")
+SPLIT_19: Final = BlindSplit.load("test19")
+SPLIT_20: Final = BlindSplit.load("test20")
+SPLIT_21: Final = BlindSplit.load("test21")
 BLIND_SPLITS: Final = (
     SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
     SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19, SPLIT_20, SPLIT_21,

@@ -248,10 +248,9 @@ class Answerer:
         # ERCP" of "an ERCP for stones in the duct"); of the other things named, any one will do
         head = head_things(cleaned, understanding, filtering)
         sites = examined_sites(cleaned, filtering)  # "CT head": a CT of the head, in one record
-        anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
         if understanding.fact_kind in _PATIENT_LEVEL_KINDS:  # "after the RFDS flight - allergic to anything?"
-            anchors = frozenset()
             understanding = dataclasses.replace(understanding, anchors=frozenset())
+        anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
