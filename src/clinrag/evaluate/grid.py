@@ -21,20 +21,20 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Mapping
 from dataclasses import asdict, astuple, dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from clinrag.errors import ClinragError
-from clinrag.index.embed import Embedder, Vectors
+from clinrag.index.embed import Embedder
+from clinrag.index.indexer import VectorReuse
 from clinrag.index.store import Mode
 
 GRID_FILE: Final = "grid.yaml"
@@ -217,11 +217,13 @@ class GridSpec(BaseModel):
         return round(sum(w * float(metrics.get(name) or 0.0) for name, w in self.weights.items()) / total, 4)
 
 
-class CachingEmbedder:
-    """An `Embedder` that embeds each distinct text once and remembers its vector (the same model, the same
-    vectors: an index built through it equals one built without it); ``embedded`` and ``reused`` count texts.
+class CachingEmbedder(VectorReuse):
+    """An `Embedder` that embeds each distinct text once and remembers its vector: a `VectorReuse` that keeps every
+    vector and is itself an embedder (the same model, the same vectors: an index built through it equals one built
+    without it); ``embedded`` and ``reused`` count texts.
 
     Example:
+        >>> import numpy as np
         >>> class Ones:
         ...     id, dimension = "ones", 2
         ...     def embed(self, texts):
@@ -233,10 +235,7 @@ class CachingEmbedder:
     """
 
     def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
-        self.embedded = 0
-        self.reused = 0
-        self._vectors: dict[bytes, np.ndarray] = {}
+        super().__init__(embedder, limit=sys.maxsize)
 
     @property
     def id(self) -> str:
@@ -247,17 +246,3 @@ class CachingEmbedder:
     def dimension(self) -> int:
         """The wrapped embedder's dimension."""
         return self.embedder.dimension
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Vectors of ``texts`` in order; texts seen before are not embedded again."""
-        keys = [hashlib.blake2b(text.encode(), digest_size=16).digest() for text in texts]
-        fresh = {key: text for key, text in zip(keys, texts, strict=True) if key not in self._vectors}
-        if fresh:
-            vectors = np.asarray(self.embedder.embed(list(fresh.values())))
-            for key, vector in zip(fresh, vectors, strict=True):
-                self._vectors[key] = vector
-        self.embedded += len(fresh)
-        self.reused += len(texts) - len(fresh)
-        if not keys:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([self._vectors[key] for key in keys])

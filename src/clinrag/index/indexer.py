@@ -97,7 +97,8 @@ class VectorReuse:
     """Vectors of texts embedded earlier in one build, by a hash of the text, so that a text is embedded once however
     often it recurs (a longitudinal patient's notes repeat allergies, family history and home medications, name
     prefix included: 16 % of the chunks of 1,000 synthetic notes, a third of them in another batch or leaf than
-    their first copy). Holds at most ``limit`` vectors, dropping the oldest first.
+    their first copy). Holds at most ``limit`` vectors, dropping the oldest first; ``embedded`` and ``reused`` count
+    texts.
 
     Example:
         >>> from clinrag.index.embed import normalise
@@ -115,6 +116,7 @@ class VectorReuse:
     def __init__(self, embedder: Embedder, limit: int = REUSE_LIMIT) -> None:
         self.embedder = embedder
         self.limit = limit
+        self.embedded = 0
         self.reused = 0
         self._vectors: OrderedDict[bytes, Vectors] = OrderedDict()
 
@@ -125,6 +127,7 @@ class VectorReuse:
         if fresh:
             for key, vector in zip(fresh, self.embedder.embed(list(fresh.values())), strict=True):
                 self._vectors[key] = vector
+        self.embedded += len(fresh)
         self.reused += len(texts) - len(fresh)
         out: Vectors = np.zeros((len(texts), self.embedder.dimension), dtype=np.float32)
         for row, key in enumerate(keys):
