@@ -32,7 +32,7 @@ from clinrag.federation.protocol import (
     SimilarResponse,
 )
 from clinrag.population.count import cedar_may_see
-from clinrag.population.similar import SharedItem, SimilarityError, Weights, query_admission
+from clinrag.population.similar import SharedItem, SimilarityError, Weights, jaccard_with, query_admission
 from clinrag.population.similar_named import named_patient
 from clinrag.population.similar_sets import KINDS, CodeSets, Kind, load_code_sets
 from clinrag.population.tables import population_path
@@ -62,8 +62,8 @@ def rank_against(
     exclude_subject: int | None = None,
 ) -> list[SimilarMatch]:
     """The ``k`` rows of ``sets`` most similar to the item sets ``query`` (items unknown here count in the query's
-    size only), best first, ties by the smaller id; ``exclude_subject``'s rows are never in it. Vectorised as
-    `clinrag.population.similar.jaccards`, with the query given as items instead of a row."""
+    size only), best first, ties by the smaller id; ``exclude_subject``'s rows are never in it. Each kind's Jaccard
+    index is `clinrag.population.similar.jaccard_with`, with the query given as items instead of a row."""
     if k <= 0:
         raise SimilarityError(f"k must be at least 1, not {k}")
     per_kind = {}
@@ -74,18 +74,8 @@ def rank_against(
         column = {item: index for index, item in enumerate(sets.items[kind])}
         cols = np.array(sorted(column[item] for item in wanted if item in column), dtype=np.int64)
         query_cols[kind] = cols
-        matrix, sizes = sets.matrices[kind], sets.sizes[kind]
-        vector = np.zeros(matrix.shape[1], dtype=np.float32)
-        vector[cols] = 1.0
-        inter = np.asarray(matrix @ vector, dtype=np.float64)
-        size = float(len(wanted))
-        union = sizes + size - inter
-        jac = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-        if max_ratio is not None:
-            small, big = np.minimum(sizes, size), np.maximum(sizes, size)
-            jac[(big > max_ratio * small) & (inter < small)] = 0.0
-        per_kind[kind] = jac
-        score += weights.of(kind) * jac
+        per_kind[kind] = jaccard_with(sets, kind, cols, float(len(wanted)), max_ratio)
+        score += weights.of(kind) * per_kind[kind]
     keep = (score > 0) & (score >= min_score)
     if exclude_subject is not None:
         keep &= sets.subjects != exclude_subject

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from clinrag.errors import ClinragError
-from clinrag.population.similar_sets import KINDS, CodeSets, Kind, Unit, load_code_sets
+from clinrag.population.similar_sets import KINDS, CodeSets, IntArray, Kind, Unit, load_code_sets
 from clinrag.population.tables import MaySee
 
 FloatArray = npt.NDArray[np.float64]
@@ -146,21 +146,34 @@ def jaccards(sets: CodeSets, row: int, max_ratio: float | None = MAX_RATIO) -> d
         >>> jaccards(sets, 0)["dx"].tolist()
         [1.0, 0.5]
     """
-    found: dict[Kind, FloatArray] = {}
-    for kind in KINDS:
-        matrix, sizes = sets.matrices[kind], sets.sizes[kind]
-        query = np.zeros(matrix.shape[1], dtype=np.float32)
-        query[sets.row_items(kind, row)] = 1.0
-        inter = np.asarray(matrix @ query, dtype=np.float64)
-        size = float(sizes[row])
-        union = sizes + size - inter
-        score = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-        if max_ratio is not None:
-            small = np.minimum(sizes, size)
-            big = np.maximum(sizes, size)
-            score[(big > max_ratio * small) & (inter < small)] = 0.0
-        found[kind] = score
-    return found
+    return {
+        kind: jaccard_with(sets, kind, sets.row_items(kind, row), float(sets.sizes[kind][row]), max_ratio)
+        for kind in KINDS
+    }
+
+
+def jaccard_with(
+    sets: CodeSets, kind: Kind, columns: IntArray, size: float, max_ratio: float | None = MAX_RATIO
+) -> FloatArray:
+    """The Jaccard index of every row's ``kind`` set with a query set of ``size`` items, of which those known here
+    are the columns ``columns`` (the size rule applied when ``max_ratio`` is set).
+
+    Example:
+        >>> from clinrag.population.similar_sets import build_code_sets
+        >>> sets = build_code_sets("patient", {"dx": [(1, 1, "a", ""), (2, 2, "a", ""), (2, 2, "b", "")]})
+        >>> jaccard_with(sets, "dx", np.array([0]), 2.0).round(2).tolist()  # "a" and an item unknown here
+        [0.5, 0.33]
+    """
+    matrix, sizes = sets.matrices[kind], sets.sizes[kind]
+    query = np.zeros(matrix.shape[1], dtype=np.float32)
+    query[columns] = 1.0
+    inter = np.asarray(matrix @ query, dtype=np.float64)
+    union = sizes + size - inter
+    score = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    if max_ratio is not None:
+        small, big = np.minimum(sizes, size), np.maximum(sizes, size)
+        score[(big > max_ratio * small) & (inter < small)] = 0.0
+    return score
 
 
 def _shared(sets: CodeSets, query: int, other: int) -> dict[Kind, tuple[SharedItem, ...]]:
