@@ -70,16 +70,6 @@ K: Final = 10
 OPEN_TOKEN_USER: Final = "A.phys"
 """Whose token the nodes without policies verify (any demo user: every search and document is permitted)."""
 SHORT: Final = {"single_patient": "SP", "single_note": "SN", "multi_patient": "MP"}
-MODEL_COLUMNS: Final = (
-    ("rouge1", "ROUGE-1"),
-    ("rougeL", "ROUGE-L"),
-    ("bleu", "BLEU"),
-    ("faithfulness", "faithful"),
-    ("answer_relevance", "ans. rel."),
-    ("answer_rate", "answered"),
-    ("negative_rejection", "neg. rej."),
-    ("noise_robustness", "noise rob."),
-)
 COLUMNS: Final = (
     ("ixn", "ixn"),
     ("recall_at_10", "R@10"),
@@ -97,6 +87,20 @@ COLUMNS: Final = (
     ("integration_hospitals", "hospitals"),
     ("population_exactness", "population"),
 )
+MODEL_METRICS: Final = frozenset(
+    {
+        "rouge1",
+        "rougeL",
+        "bleu",
+        "faithfulness",
+        "answer_relevance",
+        "answer_rate",
+        "negative_rejection",
+        "noise_robustness",
+    }
+)
+"""What a model's answers to the subset of questions are measured by."""
+MODEL_COLUMNS: Final = tuple((name, label) for name, label in COLUMNS if name in MODEL_METRICS)
 
 
 @dataclass
