@@ -66,6 +66,7 @@ from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
+from clinrag.retrieve.spoken import written_form
 from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
@@ -189,7 +190,7 @@ class Answerer:
             return self._abstain(question, reason, timings, quarantined=asked.quarantined)
         # "Sumarize Ada Stone's stays": kind words read before names are looked up; clinical words are corrected
         # by the reading of the question (and reported by a library's speller), not silently here
-        cleaned = correct_spelling(cleaned, clinical=False)[0]
+        cleaned = correct_spelling(written_form(cleaned)[0], clinical=False)[0]
         scope = named_scope(cleaned, self.scopes)
         filters = _scoped(filters, scope)
         retrieval = self.searcher.retrieve(cleaned, filters, k=self.settings.sources)

@@ -73,7 +73,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
         r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
-        r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|got|were|was) in\b",
+        r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|got|were|was) in\b"
+        r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b",
         ("Medications on Admission",),
     ),
     (
@@ -122,6 +123,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|bevv(?:y|ies)|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
+        r"|(?:who(?:'s| is| was)?|whom)\b[^?.]{0,30}\bstay(?:s|ing)? with"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|look(?:s|ing)? after"
         r"|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"

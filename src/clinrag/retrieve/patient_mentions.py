@@ -977,9 +977,25 @@ def given_names() -> frozenset[str]:
         >>> "caitlin" in given_names(), "knee" in given_names()
         (True, False)
     """
+    return _census_names("dist.male.first", "dist.female.first")
+
+
+@functools.cache
+def census_surnames() -> frozenset[str]:
+    """Surnames of the US census (the ``names`` package's 1990 list, about 89,000), folded to lower case.
+
+    Example:
+        >>> "hardin" in census_surnames(), "anything" in census_surnames()
+        (True, False)
+    """
+    return _census_names("dist.all.last")
+
+
+def _census_names(*listed: str) -> frozenset[str]:
+    """The first column of the ``names`` package's ``listed`` files, folded to lower case."""
     found: set[str] = set()
-    for listed in ("dist.male.first", "dist.female.first"):
-        text = resources.files("names").joinpath(listed).read_text(encoding="ascii")
+    for name in listed:
+        text = resources.files("names").joinpath(name).read_text(encoding="ascii")
         found.update(line.split()[0].lower() for line in text.splitlines() if line.strip())
     return frozenset(found)
 

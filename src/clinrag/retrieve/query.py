@@ -43,6 +43,7 @@ from clinrag.retrieve.intent import (
     section_intent,
 )
 from clinrag.retrieve.shorthand import expand_shorthand
+from clinrag.retrieve.spoken import written_form
 from clinrag.retrieve.vocabulary import KIND_WORDS, LAB_TESTS, correct_spelling, is_drug_name, is_thing
 
 __all__ = [
@@ -131,7 +132,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         >>> found.lexical_text, found.latest_admission, found.expansions
         ('SOB shortness of breath in the last admission?', True, (('SOB', 'shortness of breath'),))
     """
-    read, corrections = correct_spelling(question)
+    read, corrections = correct_spelling(written_form(question)[0])
     read, shorthand = expand_shorthand(read)
     lexical, expansions = abbreviations.expand_abbreviations(question) if expand_abbreviations else (question, ())
     if expand_abbreviations:

@@ -1,0 +1,64 @@
+"""Spoken and regional English is read as the standard words it stands for, and nothing else is changed: names,
+clinical words and drugs stay as written (issue 14: a family of questions in Scots abstained because its words
+were taken for things no record names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinrag.retrieve.intent import fact_kind
+from clinrag.retrieve.query import understand
+from clinrag.retrieve.spoken import spoken_words, written_form
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("Whit wis wrang wi Ada Stone?", "What was wrong with Ada Stone?"),
+        ("did she hae onythin done tae her?", "did she have anything done to her?"),
+        ("who's she stayin wi at hame?", "who's she staying with at home?"),
+        ("what happened to the operashun", "what happened to the operation"),
+        ("any complicashun b4 she went home", "any complication before she went home"),
+        ("y'all gonna tell me what meds he ain't taking", "you going to tell me what meds he is not taking"),
+    ],
+)
+def test_spoken_words_are_read_as_standard_english(question: str, read: str) -> None:
+    assert written_form(question)[0] == read
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ada Stone had a frenotomy and a septoplasty",  # clinical words English hardly knows
+        "protein, insulin, aspirin and heparin within the margin",  # words ending in -in that are words
+        "darin hardin and erin robin",  # names typed in lower case
+        "Admitted: Whit Stone and Wis Brown",  # a capitalised word mid-sentence may be a name
+        "urine output was low",
+    ],
+)
+def test_names_clinical_words_and_known_words_are_left_alone(text: str) -> None:
+    assert written_form(text) == (text, ())
+
+
+def test_the_table_is_read_from_data_and_reads_each_word_once() -> None:
+    table = spoken_words()
+    assert table["afore"] == "before"
+    assert table["arvo"] == "afternoon"
+    assert not set(table) & set(table.values())  # no word is read twice over
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Whit did they say wis wrang wi Ada Stone when they let her oot?", "diagnosis"),
+        ("Whit wis it that took Ada Stone intae hospital tae begin wi?", "presentation"),
+        ("ada stone - whit pills wis she takin afore aw this?", "admission_medications"),
+        ("Does Ada Stone bide on her ain or is there somebody in the hoose wi her?", "social"),
+        ("who's ada stone stayin wi at hame?", "social"),
+    ],
+)
+def test_a_question_in_scots_asks_for_its_kind_and_names_no_thing(question: str, kind: str) -> None:
+    reading = understand(question)
+    assert reading.fact_kind == kind
+    assert not reading.things - {"ada", "stone"}
+    assert fact_kind(written_form(question)[0]) == kind
