@@ -32,7 +32,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import numpy as np
 
@@ -277,8 +277,32 @@ Stage = Callable[[str, int], Callable[[int], None]]
 """Starts a stage of work (its name and size) and returns what to call with the count done."""
 
 
+_Read = TypeVar("_Read")
+
+
 def _quiet(_: str, __: int) -> Callable[[int], None]:
     return lambda _: None
+
+
+def _read_all(
+    questions: Sequence[DischargeQuestion],
+    experience: Experience,
+    config: Config,
+    read: Callable[[DischargeQuestion, list[Passage]], _Read],
+    stage: Stage,
+) -> list[tuple[_Read, DischargeQuestion, int, float]]:
+    """Each question's passages in ``config``, read by ``read``: what it made of them, the question, how many
+    patients the passages come from, and the seconds the question took (passages and reading)."""
+    read_all: list[tuple[_Read, DischargeQuestion, int, float]] = []
+    advance = stage(config.label, len(questions))
+    for done, question in enumerate(questions, start=1):
+        began = time.perf_counter()
+        passages = experience.passages(question, config)
+        made = read(question, passages)
+        patients = len({p.subject_id for p in passages})
+        read_all.append((made, question, patients, time.perf_counter() - began))
+        advance(done)
+    return read_all
 
 
 def run_extractive(
@@ -289,15 +313,7 @@ def run_extractive(
     run = Run()
     for config in configs:
         started = time.perf_counter()
-        scored: list[tuple[list[float], DischargeQuestion, int, float]] = []
-        advance = stage(config.label, len(questions))
-        for done, question in enumerate(questions, start=1):
-            began = time.perf_counter()
-            passages = experience.passages(question, config)
-            scores = reader.scores(question, passages)
-            patients = len({p.subject_id for p in passages})
-            scored.append((scores, question, patients, time.perf_counter() - began))
-            advance(done)
+        scored = _read_all(questions, experience, config, reader.scores, stage)
         thresholds = {}
         for task in ("diagnosis", "medication", "instruction"):
             thresholds[task] = tuned_threshold([(s, q) for s, q, _, _ in scored if q.task == task])
@@ -319,30 +335,18 @@ def run_local(
     stage: Stage = _quiet,
 ) -> Run:
     """Answer every question in every configuration with the local model."""
+
+    def answer(question: DischargeQuestion, passages: list[Passage]) -> tuple[int, ...]:
+        reply = generator.complete(prompt(question, passages), max_tokens=24, temperature=0.0)
+        return letters(reply, len(question.options), question.multi)
+
     run = Run()
     for config in configs:
         started = time.perf_counter()
-        outcomes = []
-        advance = stage(config.label, len(questions))
-        for done, question in enumerate(questions, start=1):
-            began = time.perf_counter()
-            passages = experience.passages(question, config)
-            reply = generator.complete(prompt(question, passages), max_tokens=24, temperature=0.0)
-            chosen = letters(reply, len(question.options), question.multi)
-            patients = len({p.subject_id for p in passages})
-            outcomes.append(
-                Outcome(
-                    question.qid,
-                    question.task,
-                    question.split,
-                    chosen,
-                    question.correct,
-                    patients,
-                    time.perf_counter() - began,
-                )
-            )
-            advance(done)
-        run.outcomes[config.label] = outcomes
+        run.outcomes[config.label] = [
+            Outcome(q.qid, q.task, q.split, chosen, q.correct, n, sec)
+            for chosen, q, n, sec in _read_all(questions, experience, config, answer, stage)
+        ]
         run.seconds[config.label] = time.perf_counter() - started
     return run
 
