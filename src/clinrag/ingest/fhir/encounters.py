@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from clinrag.ingest.fhir.references import reference_key
-from clinrag.ingest.fhir.values import Json, number_id, obj, objs, period, string, text_of
+from clinrag.ingest.fhir.values import Json, first_coding, number_id, obj, objs, period, string, text_of
 
 ENCOUNTER_IDENTIFIERS = ("/identifier/encounter-hosp",)
 """Identifier systems whose numeric value is the hadm_id (MIMIC-IV on FHIR's); else the id, else its hash."""
@@ -48,11 +48,7 @@ class EncounterRecord:
 def service_of(concept: object) -> str | None:
     """A service from ``serviceType``: its first coding's code (a MIMIC-IV service code, or the code a source's
     ``[departments]`` maps), else its text."""
-    for coding in objs(concept, "coding"):
-        code = string(coding, "code")
-        if code:
-            return code
-    return text_of(concept)
+    return first_coding(concept, "code") or text_of(concept)
 
 
 def encounter_record(resource: Json) -> EncounterRecord:

@@ -58,18 +58,17 @@ def number_text(value: float) -> str:
 
 def text_of(concept: object) -> str | None:
     """What a CodeableConcept says in words: its text, else the first coding's display, else its code."""
-    text = string(concept, "text")
-    if text:
-        return text
-    for coding in objs(concept, "coding"):
-        display = string(coding, "display")
-        if display:
-            return display
-    for coding in objs(concept, "coding"):
-        code = string(coding, "code")
-        if code:
-            return code
-    return None
+    return string(concept, "text") or first_coding(concept, "display") or first_coding(concept, "code")
+
+
+def first_coding(concept: object, key: str) -> str | None:
+    """A CodeableConcept's first coding's ``key`` (``code``, ``display``) among the codings that have one, else None.
+
+    Example:
+        >>> first_coding({"coding": [{"system": "s"}, {"code": "MED", "display": "Medicine"}]}, "code")
+        'MED'
+    """
+    return next((found for coding in objs(concept, "coding") if (found := string(coding, key))), None)
 
 
 def codings(concept: object) -> list[tuple[str, str, str | None]]:
