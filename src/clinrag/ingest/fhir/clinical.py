@@ -150,6 +150,13 @@ def quantity_text(quantity: object) -> tuple[str | None, str | None]:
     return (comparator + number if number is not None else None), unit
 
 
+def range_text(span: object) -> tuple[str, str | None]:
+    """(``low-high``, unit) of a Range; the unit is the low end's, else the high end's."""
+    low, unit = quantity_text(obj(span, "low"))
+    high, high_unit = quantity_text(obj(span, "high"))
+    return f"{low or ''}-{high or ''}", unit or high_unit
+
+
 def observation_value(element: Json) -> tuple[str | None, str | None]:
     """(value, unit) of an Observation or one of its components, whatever ``value[x]`` it has."""
     if "valueQuantity" in element:
@@ -160,9 +167,7 @@ def observation_value(element: Json) -> tuple[str | None, str | None]:
         if key in element:
             return string(element, key), None
     if "valueRange" in element:
-        low, unit = quantity_text(obj(obj(element, "valueRange"), "low"))
-        high, high_unit = quantity_text(obj(obj(element, "valueRange"), "high"))
-        return f"{low or ''}-{high or ''}", unit or high_unit
+        return range_text(obj(element, "valueRange"))
     if "valueRatio" in element:
         top, top_unit = quantity_text(obj(obj(element, "valueRatio"), "numerator"))
         bottom, bottom_unit = quantity_text(obj(obj(element, "valueRatio"), "denominator"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clinrag.ingest.fhir.clinical import effective, quantity_text
+from clinrag.ingest.fhir.clinical import effective, quantity_text, range_text
 from clinrag.ingest.fhir.codes import RXNORM, SNOMED, preferred, system_name
 from clinrag.ingest.fhir.facts import Fact
 from clinrag.ingest.fhir.references import Origin, contained, reference_key
@@ -94,9 +94,7 @@ def _dose(dosage: Json) -> tuple[str | None, str | None]:
         if "doseQuantity" in item:
             return quantity_text(obj(item, "doseQuantity"))
         if "doseRange" in item:
-            low, unit = quantity_text(obj(obj(item, "doseRange"), "low"))
-            high, high_unit = quantity_text(obj(obj(item, "doseRange"), "high"))
-            return f"{low or ''}-{high or ''}", unit or high_unit
+            return range_text(obj(item, "doseRange"))
     return None, None
 
 
