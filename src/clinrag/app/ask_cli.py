@@ -13,7 +13,7 @@ from rich.table import Table
 from clinrag.access.demo import demo_user
 from clinrag.access.login import TokenCache, get_token
 from clinrag.app.chat_service import MAX_QUESTION_CHARS
-from clinrag.app.console import ConfigOption, FederationOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, NodeOption, console, settings_for
 from clinrag.app.source_links import source_link, source_reference
 from clinrag.errors import ConfigError, InputError
 from clinrag.federation.population_root import FederatedCounter
@@ -73,7 +73,7 @@ def checked_question(text: str) -> str:
 
 def ask_command(
     question: Annotated[str, typer.Argument(help="The question, in plain words.", callback=checked_question)],
-    node: Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")] = Path("data/demo/nodes/A"),
+    node: NodeOption = Path("data/demo/nodes/A"),
     generator: Annotated[
         str | None, typer.Option(help="extractive (no model), local (llama.cpp GGUF) or openai (endpoint).")
     ] = None,

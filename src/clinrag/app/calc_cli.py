@@ -15,10 +15,12 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from clinrag.app.console import console
+from clinrag.app.console import JsonOption, console
 from clinrag.app.exits import exit_on_error
 from clinrag.calculators.registry import get, registry
 from clinrag.calculators.spec import Calculator, Result
+
+CalculatorArgument = Annotated[str, typer.Argument(help="The calculator's name (see 'clinrag calc list').")]
 
 calc_app = typer.Typer(
     help="Clinical calculators computed by code: every input checked, every step shown, nothing guessed.",
@@ -64,7 +66,7 @@ def _given(pairs: list[str]) -> dict[str, str]:
 
 @calc_app.command("list")
 def list_command(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List every calculator: name, title, result unit and what it is for.
 
@@ -86,7 +88,7 @@ def list_command(
 
 
 @calc_app.command("show")
-def show_command(name: Annotated[str, typer.Argument(help="The calculator's name (see 'clinrag calc list').")]) -> None:
+def show_command(name: CalculatorArgument) -> None:
     """Show a calculator: its inputs (units, ranges, choices, published defaults), bands and primary source.
 
     Example: clinrag calc show cha2ds2_vasc
@@ -123,7 +125,7 @@ def _print_spec(calc: Calculator) -> None:
 
 @calc_app.command("run")
 def run_command(
-    name: Annotated[str, typer.Argument(help="The calculator's name (see 'clinrag calc list').")],
+    name: CalculatorArgument,
     inputs: Annotated[
         list[str] | None, typer.Option("--input", "-i", help="NAME=VALUE, with a unit when not the calculator's own.")
     ] = None,

@@ -1,5 +1,5 @@
-"""What every CLI command shares: the consoles, settings loading, the config and federation options, progress reports
-and the log lines of a command that serves.
+"""What every CLI command shares: the consoles, settings loading, the options several commands take (config,
+federation, node folder, JSON output), progress reports and the log lines of a command that serves.
 
 On a terminal, tables fit its width and progress is a live bar. Piped or redirected, output is meant to be read
 later or by a program: lines are not wrapped or cut (a wide width, unless ``COLUMNS`` says otherwise) and
@@ -43,6 +43,9 @@ ConfigOption = Annotated[
     typer.Option("--config", "-c", help="Settings file (default: $CLINRAG_CONFIG, else ./clinrag.toml if present)."),
 ]
 FederationOption = Annotated[Path | None, typer.Option(help="Federation file (default: the federation.file setting).")]
+NodeOption = Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")]
+"""The one node that ``clinrag search`` and ``clinrag ask`` search (``--node``)."""
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
 def settings_for(config: Path | None, overrides: dict[str, Any] | None = None) -> LoadedSettings:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from clinrag.app.console import ConfigOption, console, settings_for
+from clinrag.app.console import ConfigOption, NodeOption, console, settings_for
 from clinrag.index.embed import embedder_from
 from clinrag.retrieve.hybrid import Retrieval, Retriever
 from clinrag.retrieve.query import DateRange
@@ -65,7 +65,7 @@ def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
 
 def search_command(
     question: Annotated[str, typer.Argument(help="The question, in plain words.")],
-    node: Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")] = Path("data/demo/nodes/A"),
+    node: NodeOption = Path("data/demo/nodes/A"),
     patient: Annotated[
         list[int] | None, typer.Option(help="Only this patient's chunks (subject_id); repeatable.")
     ] = None,

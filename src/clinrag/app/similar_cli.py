@@ -21,7 +21,7 @@ from rich.table import Table
 
 from clinrag.access.demo import demo_user
 from clinrag.app.ask_cli import AsOrgOption, _sign_in
-from clinrag.app.console import ConfigOption, FederationOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, JsonOption, console, settings_for
 from clinrag.app.exits import exit_on_error
 from clinrag.federation.root import load_federation
 from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
@@ -199,7 +199,7 @@ def similar_command(
     node: Annotated[Path, typer.Option(help="Node folder (population.duckdb, chunks.sqlite).")] = Path(
         "data/demo/nodes/A"
     ),
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    as_json: JsonOption = False,
     as_user: Annotated[
         str | None,
         typer.Option("--as", help="Ask every hospital as this user (signs in at their hospital, e.g. A.phys)."),
