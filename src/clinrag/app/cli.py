@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -23,6 +22,7 @@ from clinrag.app.ask_cli import ask_command, token_command
 from clinrag.app.calc_cli import calc_app
 from clinrag.app.console import ConfigOption, console, errors, progress, settings_for
 from clinrag.app.eval_cli import eval_app
+from clinrag.app.exits import run_program
 from clinrag.app.guidelines_cli import guidelines_app
 from clinrag.app.idp_cli import idp_app
 from clinrag.app.index_cli import index_app
@@ -43,7 +43,6 @@ from clinrag.app.web.launch import web_command
 from clinrag.demo.build import build_demo
 from clinrag.demo.federation_files import DemoPorts, write_federation
 from clinrag.demo.serve import serve_demo
-from clinrag.errors import ClinragError
 from clinrag.ingest.chunkstore import ChunkStore
 from clinrag.ingest.fhir.export import write_cohort_exports
 from clinrag.ingest.formats import open_reader
@@ -289,8 +288,4 @@ app.command("web")(web_command)
 
 def main() -> None:
     """Entry point of the ``clinrag`` console script: errors become one clear line and an exit code."""
-    try:
-        app()
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        sys.exit(exc.exit_code)
+    run_program(app)

@@ -1,4 +1,5 @@
-"""How a CLI command ends on a `ClinragError`: the error on stderr, and the exit status the error carries.
+"""How a CLI command, or a CLI program, ends on a `ClinragError`: the error on stderr, and the exit status the error
+carries.
 
 Example:
     >>> try:
@@ -11,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,3 +33,13 @@ def exit_on_error(*notes: str, highlight: bool = True) -> Iterator[None]:
         for note in notes:
             errors.print(f"[dim]{note}[/dim]", highlight=highlight)
         raise typer.Exit(exc.exit_code) from None
+
+
+def run_program(app: typer.Typer) -> None:
+    """Run ``app`` as a program (a console script's entry point): a `ClinragError` that escapes its commands becomes
+    ``error: …`` on stderr and the exit status the error carries."""
+    try:
+        app()
+    except ClinragError as exc:
+        errors.print(f"[red]error:[/red] {exc}")
+        sys.exit(exc.exit_code)

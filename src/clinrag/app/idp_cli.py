@@ -6,7 +6,6 @@ Example: clinrag idp serve --org A --port 9401 (or ``python -m clinrag.app.idp_c
 from __future__ import annotations
 
 import signal
-import sys
 import threading
 from types import FrameType
 from typing import Annotated
@@ -14,9 +13,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from clinrag.app.console import console, errors
+from clinrag.app.console import console
+from clinrag.app.exits import run_program
 from clinrag.demo.idp import DEMO_IDP_PORTS, org_users, start_provider
-from clinrag.errors import ClinragError
 
 idp_app = typer.Typer(
     help="Run the demo hospitals' OpenID Connect identity providers (one per hospital, users without passwords).",
@@ -75,11 +74,7 @@ def serve_command(
 def main() -> None:
     """Run ``idp_app`` as its own program (``python -m clinrag.app.idp_cli``): errors become one line and an exit
     code."""
-    try:
-        idp_app()
-    except ClinragError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
-        sys.exit(exc.exit_code)
+    run_program(idp_app)
 
 
 if __name__ == "__main__":
