@@ -1,6 +1,7 @@
 """``clinrag calc``: clinical calculators computed by code — list them, show one, run one.
 
 Example:
+    >>> import json
     >>> from typer.testing import CliRunner
     >>> result = CliRunner().invoke(calc_app, ["run", "bmi", "-i", "weight=70", "-i", "height=175 cm", "--json"])
     >>> json.loads(result.output)["value"]
@@ -9,13 +10,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from clinrag.app.console import JsonOption, console
+from clinrag.app.console import JsonOption, console, print_json
 from clinrag.app.exits import exit_on_error
 from clinrag.calculators.registry import get, registry
 from clinrag.calculators.spec import Calculator, Result
@@ -77,7 +77,7 @@ def list_command(
         body = [
             {"name": c.name, "title": c.title, "unit": c.unit, "indications": list(c.indications)} for c in calculators
         ]
-        typer.echo(json.dumps(body, indent=1, ensure_ascii=False))
+        print_json(body)
         return
     table = Table(title=f"{len(calculators)} calculators")
     for column in ("name", "title", "unit", "for"):
@@ -141,7 +141,7 @@ def run_command(
         calc = get(name)
         result = calc.run(_given(inputs or []))
     if as_json:
-        typer.echo(json.dumps(result_json(result, calc.digits), indent=1, ensure_ascii=False))
+        print_json(result_json(result, calc.digits))
     else:
         print_result(result, calc.digits)
     if result.missing:

@@ -8,6 +8,7 @@ progress is plain, flushed lines on stderr, at most one every few seconds per ta
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -46,6 +47,11 @@ FederationOption = Annotated[Path | None, typer.Option(help="Federation file (de
 NodeOption = Annotated[Path, typer.Option(help="Node folder (chunks.sqlite and index/).")]
 """The one node that ``clinrag search`` and ``clinrag ask`` search (``--node``)."""
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+def print_json(value: Any) -> None:
+    """What ``--json`` prints: ``value`` as indented JSON on stdout, non-ASCII characters as they are."""
+    typer.echo(json.dumps(value, indent=1, ensure_ascii=False))
 
 
 def settings_for(config: Path | None, overrides: dict[str, Any] | None = None) -> LoadedSettings:

@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -21,7 +20,7 @@ from rich.table import Table
 
 from clinrag.access.demo import demo_user
 from clinrag.app.ask_cli import AsOrgOption, _sign_in
-from clinrag.app.console import ConfigOption, FederationOption, JsonOption, console, settings_for
+from clinrag.app.console import ConfigOption, FederationOption, JsonOption, console, print_json, settings_for
 from clinrag.app.exits import exit_on_error
 from clinrag.federation.root import load_federation
 from clinrag.federation.similar_root import FederatedSimilar, SimilarOutcome
@@ -256,7 +255,7 @@ def similar_command(
             min_score=min_score,
         )
     if as_json:
-        typer.echo(json.dumps(result_json(result), indent=1, ensure_ascii=False))
+        print_json(result_json(result))
     else:
         print_result(result, names)
 
@@ -297,6 +296,6 @@ def _similar_federated(
         max_ratio=max_ratio,
     )
     if as_json:
-        typer.echo(json.dumps(outcome_json(outcome), indent=1, ensure_ascii=False))
+        print_json(outcome_json(outcome))
     else:
         print_outcome(outcome)
