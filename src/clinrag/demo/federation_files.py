@@ -75,25 +75,15 @@ def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
     files = FederationFiles(folder, folder / "federation.toml")
     issuers = "".join(f'\n[[issuers]]\nissuer = "{ports.issuer(org)}"\norg = "{org}"\n' for org in sorted(DEMO_TREES))
     for org, leaves in DEMO_TREES.items():
-        policies = folder / "policies" / org
-        if policies.exists():
-            shutil.rmtree(policies)
-        shutil.copytree(POLICY_ROOT / org, policies)
         # A department with no records yet has no index: it joins the tree once it has (rerun clinrag demo).
         built = [leaf for leaf in leaves if (out / "nodes" / org / "index" / leaf).is_dir()]
-        children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in built)
-        text = (
-            f"# Hospital {org}'s node (written by clinrag demo). Paths are relative to this file.\n"
-            f'[node]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\ndata = "../nodes/{org}"\n'
-            f'policies = "policies/{org}"\naudit_log = "../audit/{org}.jsonl"\naudience = "clinrag"\n'
-            f'host = "{HOST}"\nport = {ports.node_port(org)}\n{issuers}\n[tree]\nname = "{org}"\n{children}'
-        )
-        files.nodes[org] = folder / f"{org}.toml"
-        files.nodes[org].write_text(text)
+        about = f"Hospital {org}'s node (written by clinrag demo). Paths are relative to this file."
+        files.nodes[org] = _node(folder, org, CASE_STUDY[org].name, built, ports, issuers, about)
     library = out / "nodes" / LIBRARY_ORG
     built = [leaf for leaf in LIBRARY_LEAVES if (library / "index" / leaf).is_dir()]
     if built:
-        files.library = _library_node(folder, built, ports, issuers)
+        about = "The library's node (written by clinrag demo): every hospital's users may ask it."
+        files.library = _node(folder, LIBRARY_ORG, LIBRARY_NAME, built, ports, issuers, about)
     orgs = "".join(
         f'\n[[orgs]]\norg = "{org}"\nname = "{CASE_STUDY[org].name}"\nurl = "{ports.node_url(org)}"\n'
         f'issuer = "{ports.issuer(org)}"\n'
@@ -108,18 +98,19 @@ def write_federation(out: Path, ports: DemoPorts) -> FederationFiles:
     return files
 
 
-def _library_node(folder: Path, leaves: list[str], ports: DemoPorts, issuers: str) -> Path:
-    """Write the library's node config and its copy of the library policies; returns the config's path."""
-    policies = folder / "policies" / LIBRARY_ORG
+def _node(folder: Path, org: str, name: str, leaves: list[str], ports: DemoPorts, issuers: str, about: str) -> Path:
+    """Write ``org``'s node config (``about``: its first line, a comment) over the indexes of ``leaves``, and its copy
+    of ``org``'s demo policies; returns the config's path."""
+    policies = folder / "policies" / org
     if policies.exists():
         shutil.rmtree(policies)
-    shutil.copytree(POLICY_ROOT / LIBRARY_ORG, policies)
+    shutil.copytree(POLICY_ROOT / org, policies)
     children = "".join(f'\n[[tree.children]]\nname = "{leaf}"\nstore = "index/{leaf}"\n' for leaf in leaves)
-    config = folder / f"{LIBRARY_ORG}.toml"
+    config = folder / f"{org}.toml"
     config.write_text(
-        "# The library's node (written by clinrag demo): every hospital's users may ask it.\n"
-        f'[node]\norg = "{LIBRARY_ORG}"\nname = "{LIBRARY_NAME}"\ndata = "../nodes/{LIBRARY_ORG}"\n'
-        f'policies = "policies/{LIBRARY_ORG}"\naudit_log = "../audit/{LIBRARY_ORG}.jsonl"\naudience = "clinrag"\n'
-        f'host = "{HOST}"\nport = {ports.node_port(LIBRARY_ORG)}\n{issuers}\n[tree]\nname = "{LIBRARY_ORG}"\n{children}'
+        f"# {about}\n"
+        f'[node]\norg = "{org}"\nname = "{name}"\ndata = "../nodes/{org}"\n'
+        f'policies = "policies/{org}"\naudit_log = "../audit/{org}.jsonl"\naudience = "clinrag"\n'
+        f'host = "{HOST}"\nport = {ports.node_port(org)}\n{issuers}\n[tree]\nname = "{org}"\n{children}'
     )
     return config
