@@ -165,3 +165,28 @@ def test_an_allergy_question_needs_no_record_of_the_event_it_is_asked_after(retr
     assert not answer.abstained, answer.text
     assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Allergies"}
     assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+
+
+def test_a_question_too_terse_to_pass_the_threshold_is_searched_in_its_kinds_section(
+    retriever: Retriever, cohort: Path
+) -> None:
+    name, subject_id = _a_patient(cohort)
+    answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
+        f"Was {name} brought to theatre at all while they were in?"
+    )  # no hit passes the threshold: the procedure list of the one patient named is searched
+    assert not answer.abstained, answer.text
+    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Major Surgical or Invasive Procedure"}
+
+
+def test_a_size_asked_for_needs_a_number_and_the_patients_own_rare_event_a_record(
+    retriever: Retriever, cohort: Path
+) -> None:
+    name, _ = _a_patient(cohort)
+    answerer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER)
+    sized = answerer.answer(f"What was {name} diagnosed with, and how big was it?")
+    assert sized.abstention is not None, sized.text
+    assert "number or size" in sized.abstention.reason
+    owned = answerer.answer(f"Is a carotid duplex planned for {name}'s frenotomy scar?")
+    assert owned.abstention is not None, owned.text  # the duplex is planned; the patient's own frenotomy is not
+    assert "frenotomy" in owned.abstention.reason

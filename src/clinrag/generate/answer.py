@@ -62,12 +62,18 @@ from clinrag.retrieve.head import (
     head_things,
 )
 from clinrag.retrieve.hybrid import Retrieval
-from clinrag.retrieve.intent import ADMISSIONS_SUMMARY, KIND_SECTIONS
+from clinrag.retrieve.intent import (
+    ADMISSIONS_SUMMARY,
+    KIND_SECTIONS,
+    asks_for_quantity,
+    gives_quantity,
+    possessed_things,
+)
 from clinrag.retrieve.patient_mentions import full_names
-from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding
+from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding, provided_things
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.spoken import written_form
-from clinrag.retrieve.vocabulary import correct_spelling, is_drug_name
+from clinrag.retrieve.vocabulary import RARE_ZIPF, correct_spelling, is_drug_name, zipf
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
@@ -210,12 +216,12 @@ class Answerer:
                 offered = asked_back.abstention.model_copy(update={"choices": retrieval.clarify})
                 asked_back = asked_back.model_copy(update={"abstention": offered})
             return asked_back
-        if not retrieval.hits:
-            reason = "No accessible record matches the question above the relevance threshold."
-            return self._abstain(question, reason, timings, retrieval=retrieval)
         started = time.perf_counter()
         retrieval = self._with_kind_sections(cleaned, retrieval, filters)
         timings["retrieve"] += time.perf_counter() - started
+        if not retrieval.hits:
+            reason = "No accessible record matches the question above the relevance threshold."
+            return self._abstain(question, reason, timings, retrieval=retrieval)
 
         sources = tuple(Source(number=i, chunk=h.chunk, score=h.score) for i, h in enumerate(retrieval.hits, 1))
         cleaned_texts = {source.number: sanitize_source(source.chunk.text) for source in sources}
@@ -252,15 +258,22 @@ class Answerer:
         if understanding.fact_kind in _PATIENT_LEVEL_KINDS:  # "after the RFDS flight - allergic to anything?"
             understanding = dataclasses.replace(understanding, anchors=frozenset())
         anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
+        provided = provided_things(cleaned) - {token for name in filtering for token in tokenize(name)}
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
             (frozenset(thing.word for thing in sites), lambda _, words: head_named(sites, words)),
             (frozenset() if head else terms, forms_mentioned),
             (anchors, forms_mentioned),
+            (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
         ):
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
+                return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        possessed = terms & written & possessed_things(cleaned)  # not context: "checking Ada Stone's dosette box"
+        for rare in _rare_things(possessed, understanding):  # "dressings on Ada Stone's cataract extraction wound"
+            if not any(forms_mentioned(rare, words) for words in mentions):
+                reason = f"No retrieved record mentions what the question asks about ({_listing(rare)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
@@ -319,6 +332,10 @@ class Answerer:
                 reason = f"No supported sentence of the draft answer cites a record about {about}."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
+        quantity = understanding.fact_kind != "social" and asks_for_quantity(cleaned)  # "how much": "occasional"
+        if quantity and not any(gives_quantity(_said(s, sections)) for s in supported):
+            reason = "No accessible record gives the number or size the question asks for."  # "what size of mesh?"
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         topics = topic_names(understanding.classes) if understanding.fact_kind == "social" else ()
         if topics and not any(names_topic(sentence.text, topics) for sentence in supported):
             # "is he a smoker?" is not answered by where he lives, however well cited
@@ -355,7 +372,8 @@ class Answerer:
         """``retrieval``, or — when the question asks one patient's fact of a kind (a procedure, the chief complaint)
         and no hit comes from a section that holds that kind (or only one that says "None") — the hits of a second
         search of the question in those sections of that patient, first: "CC for Ada Stone?" ranks her note's other
-        sections above its chief complaint, which the reading of the question knows is where the answer is."""
+        sections above its chief complaint, which the reading of the question knows is where the answer is. With no
+        hit at all, the one patient the question's name resolved to is searched so."""
         understanding = retrieval.understanding
         sections = KIND_SECTIONS.get(understanding.fact_kind or "", ())
         if understanding.fact_kind in SECTION_KINDS or understanding.fact_kind == "procedure":
@@ -363,6 +381,8 @@ class Answerer:
             # at length; the procedure list, not the course that mentions what was awaited
             sections = sections[:1]
         patients = {hit.chunk.subject_id for hit in retrieval.hits}
+        if not patients and retrieval.resolution is not None:  # "brought to theatre at all?": too few words to pass
+            patients = {subject for mention in retrieval.resolution.mentions for subject in mention.subject_ids}
         if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
             return retrieval
         if any(hit.chunk.section in sections and not says_none(hit.chunk.text) for hit in retrieval.hits):
@@ -528,6 +548,47 @@ class Answerer:
             abstention=Abstention(reason=reason, searched=searched, denied=denied, unreachable=unreachable),
             timings=timings,
         )
+
+
+def _said(sentence: AnswerSentence, sections: Mapping[int, str | None]) -> str:
+    """What ``sentence`` says, without the patient and section ("Ada Stone (10000001): Allergies: ") it opens with.
+
+    Example:
+        >>> said = AnswerSentence(text="Ada (1): Allergies: Penicillin", citations=(1,), support=1.0, supported=True)
+        >>> _said(said, {1: "Allergies"})
+        'Penicillin'
+    """
+    text = _PATIENT_LABEL.sub("", sentence.text, count=1)
+    for number in sentence.citations:
+        section = sections.get(number)
+        if section and text.startswith(f"{section}:"):
+            return text[len(section) + 1 :].lstrip()
+    return text
+
+
+_PATIENT_LABEL: Final = re.compile(r"^[^:()]{0,80}\(\d+\):\s*")
+
+
+def _rare_things(written: frozenset[str], understanding: QueryUnderstanding) -> list[frozenset[str]]:
+    """Each word of ``written`` (things the question names as the patient's own) that English hardly knows and is
+    no drug, with the words its expansions add: an event of the patient's so particular that an answer must rest on
+    a record that names it, whatever else the question asks ("dressings on her cataract extraction wound").
+
+    Example:
+        >>> from clinrag.retrieve.query import understand
+        >>> _rare_things(frozenset({"cataract", "wound"}), understand("dressings on her cataract wound?"))
+        [frozenset({'cataract'})]
+    """
+    found = []
+    for word in sorted(written):
+        if zipf(word) >= RARE_ZIPF or is_drug_name(word):
+            continue
+        alternatives = {word}
+        for phrase, meaning in understanding.expansions:
+            if word in tokenize(phrase):
+                alternatives |= set(tokenize(meaning))
+        found.append(frozenset(alternatives))
+    return found
 
 
 def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verification:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
@@ -39,6 +39,12 @@ class HeadThing(NamedTuple):
 
 _WORD: Final = re.compile(r"[A-Za-z0-9][\w'’./-]*")
 _ASKED_ATTRIBUTE: Final = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?$", re.IGNORECASE)
+_ASKED_LAY_KIND: Final = re.compile(
+    r"\b(?:what|which)\b[^?.!]{0,30}\b(?:the|his|her|their)\s+(?:\w+\s+)?$", re.IGNORECASE
+)
+_LAY_KIND_NOUNS: Final = frozenset({"sickness", "illness", "ailment"})
+"""Plain words for a diagnosis: "what was the final sickness they found" asks for the diagnosis, whatever words
+come between the question word and the noun."""
 """A wh-word right before a word: the word says what is asked for ("what technique"), unless it names a drug or a
 class ("which SSRI")."""
 _ROUTES: Final = frozenset(tokenize("oral po iv intravenous im intramuscular sc subcutaneous topical inhaled"))
@@ -118,7 +124,7 @@ def head_things(question: str, understanding: QueryUnderstanding, names: Iterabl
         adjacent = bool(run) and not kept[run_end : match.start()].strip()
         if run and not adjacent:
             break
-        if tokens and not run and _ASKED_ATTRIBUTE.search(kept[: match.start()]) and not _names_class_or_drug(tokens):
+        if tokens and not run and _asked_attribute(kept[: match.start()], tokens) and not _names_class_or_drug(tokens):
             continue  # "What technique did they use for his hernia?": the technique is what is asked, not named
         if tokens or (run and match.group().lower() in _INSIDE):
             run.extend(tokens)
@@ -278,8 +284,16 @@ def _asked_after_wh_word(question: str, things: Iterable[str]) -> Iterator[tuple
     wanted = set(things)
     for match in _WORD.finditer(question):
         tokens = [token for token in tokenize(match.group()) if token in wanted]
-        if tokens and _ASKED_ATTRIBUTE.search(question[: match.start()]):
+        if tokens and _asked_attribute(question[: match.start()], tokens):
             yield match, tokens
+
+
+def _asked_attribute(before: str, tokens: Sequence[str]) -> bool:
+    """Whether words holding ``tokens`` say what is asked, given the text ``before`` them: right after a wh-word
+    ("which technique"), or a plain word for a diagnosis a few words after one ("what was the final sickness")."""
+    if _ASKED_ATTRIBUTE.search(before):
+        return True
+    return set(tokens) <= _LAY_KIND_NOUNS and _ASKED_LAY_KIND.search(before) is not None
 
 
 def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:

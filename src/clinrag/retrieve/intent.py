@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from clinrag.index.lexical import STOPWORDS
+from clinrag.index.lexical import STOPWORDS, tokenize
 
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
@@ -69,11 +69,12 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
-        r"|(?:\bon|taking|takes?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
+        r"|(?:\bon|taking|takes?|using|uses?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
         r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
         r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
-        r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|got|were|was) in\b"
+        r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:\w+ ){0,3}"
+        r"(?:came|come|went|got|were|was) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b",
         ("Medications on Admission",),
     ),
@@ -91,6 +92,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|put (?:it|this|that) down to"
         r"|what (?:was|is) (?:the|his|her|their) (?:illness|sickness|disease|condition)"
         r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
+        r"|(?:final|main|actual|real) (?:sickness|illness|ailment)"
+        r"|name of (?:the|his|her|their) (?:sickness|illness|ailment)"
+        r"|(?:sickness|illness|ailment) (?:they|that|which) (?:found|made|caused|brought|took)"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
@@ -130,7 +134,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|home (?:setup|set-up|support|circumstances)|carers?|caregivers?|household"
         r"|(?:alcohol|drinking|smoking|tobacco|social|substance(?: use)?) history(?: of)?"
         r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home"
-        r"|(?:what(?:'s| is| was) )?(?:his|her|their) home like"
+        r"|(?:what(?:'s| is| was) )?(?:his|her|their|the) home like"
         r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with",
         ("Social History",),
     ),
@@ -167,7 +171,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"(?![^?.!;]{0,30}\b(?:show|showed|shows|reveal\w*|found|results?)\b)"  # a planned test, not its result
         rf"|{_TESTS} (?:\w+ ){{0,3}}{_PLANNED}|(?:supposed|meant) to (?:have|get) (?:\w+ ){{0,2}}{_TESTS}"
         rf"|(?:booked|arranged|scheduled|referred|listed) (?:in )?for (?:\w+ ){{0,3}}{_TESTS}"
-        r"|follow[- ]?ups?|f/u|appointments?|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist)"
+        r"|follow[- ]?ups?|f/u|appointments?"
+        r"|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist|consultant|surgeon|team)s?"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )"  # "what's come back": a result
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
@@ -218,6 +223,7 @@ _SUMMARY = re.compile(
     rf"\b(?:{_OVER_TIME})\b.{{0,60}}\b(?:{_STAYS})\b|\b(?:{_STAYS})\b.{{0,40}}\b(?:{_OVER_TIME})\b"
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
+    r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\bin\b(?=\s*(?:with|here|at|[,?]))"
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
@@ -595,3 +601,60 @@ def section_intent(question: str) -> tuple[str, ...]:
         if any(not any(a <= m.start() < b for a, b in roles) for m in pattern.finditer(question)):
             found.update(dict.fromkeys(sections))
     return tuple(found)
+
+
+_QUANTITY_ASKED: Final = re.compile(
+    r"\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\b"
+    r"|\bhow (?:big|large|long was the|wide|deep|much (?!alcohol|drink|do|does|did|is|was)|many (?!times\b))",
+    re.IGNORECASE,
+)
+_QUANTITY_GIVEN: Final = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|double|none|no)\b", re.IGNORECASE
+)
+
+
+def asks_for_quantity(question: str) -> bool:
+    """Whether ``question`` asks for a number or a size ("what size of mesh", "how many units", "what dose"): an
+    answer must then give one.
+
+    Example:
+        >>> asks_for_quantity("What size of mesh did they put in?"), asks_for_quantity("How many times was he in?")
+        (True, False)
+    """
+    return _QUANTITY_ASKED.search(question) is not None
+
+
+def gives_quantity(text: str) -> bool:
+    """Whether ``text`` gives a number, in figures or words ("2 units", "a single dose", "no transfusion").
+
+    Example:
+        >>> gives_quantity("Transfused 2 units of PRBC."), gives_quantity("Mesh repair of the hernia.")
+        (True, False)
+    """
+    return _QUANTITY_GIVEN.search(text) is not None
+
+
+_POSSESSIVE: Final = re.compile(
+    r"(?:\b(?!(?:what|when|who|where|why|how|that|it|there|here|he|she|let)['’])[A-Za-z]+(?:['’]s|s['’])"
+    r"|\b(?:his|her|their))\s+((?:[A-Za-z][\w-]*\s+){0,4}[A-Za-z][\w-]*)",
+    re.IGNORECASE,
+)
+"""A possessive ("Ada Stone's", "the Owens'", "her") and the words after it; not a contraction ("when's")."""
+
+
+def possessed_things(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of what ``question`` names as someone's own, after a possessive and up to the first
+    function word ("Ada Stone's cataract extraction wound", "her knee replacement"): the patient's events, which a
+    record must hold if they are the patient's.
+
+    Example:
+        >>> sorted(possessed_things("Any dressings on Ada Stone's cataract extraction wound, or is that the GP?"))
+        ['cataract', 'extraction', 'wound']
+    """
+    found: set[str] = set()
+    for match in _POSSESSIVE.finditer(question):
+        for word in match.group(1).split():
+            if word.lower() in STOPWORDS:
+                break
+            found.update(tokenize(word))
+    return frozenset(found)

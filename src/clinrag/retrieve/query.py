@@ -27,7 +27,7 @@ from typing import Final
 
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
-from clinrag.index.lexical import tokenize
+from clinrag.index.lexical import STOPWORDS, tokenize
 from clinrag.retrieve.classes import asked_classes, vocabulary
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
@@ -288,6 +288,40 @@ def examination_qualifiers(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_PROVIDED: Final = re.compile(
+    r"\b(?:set (?:him|her|them) up with "
+    r"|(?<!\bto )(?<!\bI )(?<!\bwe )(?:give|gave|given|provided?|fit(?:ted)?|issued?|supplied|lent)"
+    r" (?:him|her|them) (?:with )?"
+    r"|(?:was|were) (?:he|she|they)"
+    r" (?:given|provided with|fitted with|issued(?: with)?|supplied with|set up with|lent) )"
+    r"(?:a|an|any|some) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+"""What the patient was given or set up with: "did they set her up with a …", "was he given a …"; not what the
+asker gives ("want to give them some Panadol") or is given ("give me a timeline")."""
+
+
+def provided_things(question: str) -> frozenset[str]:
+    """The words of what ``question`` asks whether the patient was given or set up with ("set her up with a personal
+    alarm", "gave him a walking frame"): however common in English, a record must name them, or a record of
+    something else given answers a question about a thing nobody gave.
+
+    Example:
+        >>> sorted(provided_things("Did they set her up with a personal alarm before she went home?"))
+        ['alarm', 'personal']
+        >>> provided_things("Did they give her any medication for the pain?")
+        frozenset()
+    """
+    found: set[str] = set()
+    for match in _PROVIDED.finditer(question):
+        for word in match.group(1).split():
+            tokens = tokenize(word)
+            if word.lower() in STOPWORDS or not tokens or set(tokens) & KIND_WORDS:
+                break
+            found.update(tokens)
+    return frozenset(found)
+
+
 def blanked(text: str, spans: list[tuple[int, int]]) -> str:
     """``text`` with the characters of ``spans`` blanked (positions kept).
 
@@ -432,6 +466,10 @@ LAY_TERMS: Final[tuple[tuple[str, str], ...]] = (
     (r"low (?:blood )?(?:sugars?|glucose)", "hypoglycemia"),
     (r"low platelets?(?: count)?", "thrombocytopenia"),
     (r"heart attack", "myocardial infarction"),
+    (
+        r"stomach (?:bleed|bleeding)|bleed(?:ing)? (?:in|from) (?:the|his|her|their) stomach",
+        "gastrointestinal hemorrhage",
+    ),
     (r"hyperkal(?:a)?emia", "high potassium"),
     (r"hypokal(?:a)?emia", "low potassium"),
     (r"hypernatr(?:a)?emia", "high sodium"),

@@ -1,0 +1,100 @@
+"""What a question asks, read from plainer phrasings (issue 14's twenty-second blind round): a plain word for a
+diagnosis, "see the doctors again", "how many times was she in", "what's the home like", a number or a size asked
+for, and the patient's own events named after a possessive."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinrag.retrieve.head import asked_attributes
+from clinrag.retrieve.intent import asks_for_quantity, fact_kind, gives_quantity, possessed_things
+from clinrag.retrieve.query import provided_things, understand
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What was the final sickness they found in Ada Stone?", "diagnosis"),
+        ("Please what is the name of the sickness that made Ada Stone to be admitted?", "diagnosis"),
+        ("After her stomach bleeding, when is Ada Stone supposed to see the doctors again?", "followup"),
+        ("How many times was Ada Stone in with you, and when?", "admissions_summary"),
+        ("Before they admitted Ada Stone, which drugs was she using at home?", "admission_medications"),
+        ("What was Ada Stone on before she fell and went in?", "admission_medications"),
+        ("Ada Stone, after the knee replacement - what's the home like?", "social"),
+    ],
+)
+def test_plain_phrasings_ask_for_their_kind(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_a_plain_word_for_a_diagnosis_is_what_is_asked_not_a_thing_to_find() -> None:
+    for question in (
+        "What was the final sickness they found in Ada Stone?",
+        "What was the sickness they treated Ada Stone for in the end?",
+    ):
+        reading = understand(question)
+        assert "sickness" not in reading.things - asked_attributes(question, reading, ["Ada Stone"])
+    named = "Did Ada Stone have motion sickness?"  # named, not asked for: a thing a record must hold
+    assert "sickness" in understand(named).things
+    assert not asked_attributes(named, understand(named), ["Ada Stone"])
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What size of mesh did they put in?", True),
+        ("How many units of blood did she get?", True),
+        ("What dose of warfarin was she sent home on?", True),
+        ("How many times was she admitted?", False),  # her stays, listed
+        ("How much blood did she lose?", True),
+        ("Which mesh did they use?", False),
+    ],
+)
+def test_a_number_or_a_size_is_asked_for(question: str, asked: bool) -> None:
+    assert asks_for_quantity(question) is asked
+
+
+def test_a_number_is_given_in_figures_or_words() -> None:
+    assert gives_quantity("Transfused 2 units of packed red cells.")
+    assert gives_quantity("Received a single dose of vitamin K.")
+    assert not gives_quantity("Open repair of the right inguinal hernia with mesh.")
+
+
+@pytest.mark.parametrize(
+    ("question", "possessed"),
+    [
+        ("Any dressings on Ada Stone's cataract extraction wound?", {"cataract", "extraction", "wound"}),
+        ("How is the Stones' dog?", {"dog"}),
+        ("Was she seen after her knee replacement?", {"knee", "replacement"}),
+        ("When's Ada Stone seeing the team?", set()),  # a contraction, not a possessive
+        ("what's on the list? it's long", set()),
+    ],
+)
+def test_the_patients_own_events_follow_a_possessive(question: str, possessed: set[str]) -> None:
+    assert possessed_things(question) == possessed
+
+
+@pytest.mark.parametrize(
+    ("question", "provided"),
+    [
+        ("Did they set her up with a personal alarm before she came home?", {"personal", "alarm"}),
+        ("Was he given a walking frame on the ward?", {"walking", "frame"}),
+        ("Did they give her any medication for the pain?", set()),  # a kind of fact: asked for, not named
+        ("Did they give him a follow-up appointment?", set()),
+    ],
+)
+def test_what_the_patient_was_given_is_named(question: str, provided: set[str]) -> None:
+    assert provided_things(question) == provided
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Back at the clinic - allergic to anything? Want to give them some Panadol.",
+        "Give me a timeline of Ada Stone's stays.",
+        "We were given a bag of new medicines when Ada Stone came home; which were prescribed on discharge?",
+        "Any recorded drug allergy before I give her an antibiotic?",
+    ],
+)
+def test_what_the_asker_gives_or_is_given_names_nothing(question: str) -> None:
+    assert provided_things(question) == frozenset()
