@@ -190,3 +190,18 @@ def test_a_size_asked_for_needs_a_number_and_the_patients_own_rare_event_a_recor
     owned = answerer.answer(f"Is a carotid duplex planned for {name}'s frenotomy scar?")
     assert owned.abstention is not None, owned.text  # the duplex is planned; the patient's own frenotomy is not
     assert "frenotomy" in owned.abstention.reason
+
+
+def test_a_count_over_patients_is_not_read_from_one_patients_records(retriever: Retriever) -> None:
+    answer = Answerer(retriever, AnswerSettings()).answer("how many patients did you admit with a stroke in 2020?")
+    assert answer.abstention is not None, answer.text
+    assert "count over patients" in answer.abstention.reason
+
+
+def test_a_plan_answers_no_question_about_an_event_of_the_stay(retriever: Retriever, cohort: Path) -> None:
+    name, _ = _a_patient(cohort)
+    answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
+        f"What were the results of {name}'s carotid duplex?"
+    )  # the follow-up plan books a carotid duplex in 6 months: no result of one
+    cited = {answer.sources[n - 1].chunk.section for n in answer.cited}
+    assert "Followup Instructions" not in cited, answer.text

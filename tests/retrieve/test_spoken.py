@@ -20,6 +20,8 @@ from clinrag.retrieve.spoken import spoken_words, written_form
         ("what happened to the operashun", "what happened to the operation"),
         ("any complicashun b4 she went home", "any complication before she went home"),
         ("y'all gonna tell me what meds he ain't taking", "you going to tell me what meds he is not taking"),
+        ("wah tablet dem give her fi tek a yard?", "what tablet they give her for take at home?"),
+        ("Is she on it? Di new doctor a ask", "Is she on it? The new doctor a ask"),  # a sentence's first word
     ],
 )
 def test_spoken_words_are_read_as_standard_english(question: str, read: str) -> None:

@@ -21,6 +21,13 @@ from clinrag.retrieve.query import provided_things, understand
         ("Before they admitted Ada Stone, which drugs was she using at home?", "admission_medications"),
         ("What was Ada Stone on before she fell and went in?", "admission_medications"),
         ("Ada Stone, after the knee replacement - what's the home like?", "social"),
+        ("Ada Stone the appendix they sent for test, result come back already or not?", "results"),
+        ("Ada Stone did get any complication or everything did go smooth?", "complication"),
+        ("Ada Stone after hip operation, at home stay with who?", "social"),
+        ("Caller signs: Ada Stone before hospital, medicine every day what?", "admission_medications"),
+        ("Before Ada Stone go in hospital, what medicine was she on?", "admission_medications"),
+        ("Ada Stone pneumonia discharge, must see doctor again when?", "followup"),
+        ("What the doctors say was really wrong with Ada Stone?", "diagnosis"),
     ],
 )
 def test_plain_phrasings_ask_for_their_kind(question: str, kind: str) -> None:
@@ -98,3 +105,10 @@ def test_what_the_patient_was_given_is_named(question: str, provided: set[str]) 
 )
 def test_what_the_asker_gives_or_is_given_names_nothing(question: str) -> None:
     assert provided_things(question) == frozenset()
+
+
+def test_a_kind_cued_only_after_the_question_leaves_its_things_to_find() -> None:
+    reading = understand("Ada Stone FEV1 / FEV1:FVC from her PFTs? trying to stage her for clinic")
+    assert reading.fact_kind == "followup"
+    assert "fev1" in reading.things
+    assert not reading.context

@@ -243,6 +243,9 @@ class Answerer:
             understanding = _as_context(understanding, understanding.things - drugs_asked)
         terms = question_terms(understanding, filtering)
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
+        if understanding.about_patients and asks_for_quantity(cleaned):  # "how many patients did you admit …?"
+            reason = "A count over patients is not read from single records; ask it as a question about the cohort."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
             if understanding.fact_kind is not None:
@@ -275,6 +278,8 @@ class Answerer:
             if not any(forms_mentioned(rare, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(rare)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if understanding.fact_kind in _EVENT_KINDS:  # "discuss colostomy reversal in 3-6 months": a plan, no event
+            texts = {n: text for n, text in texts.items() if sources[n - 1].chunk.section != _FOLLOWUP_INSTRUCTIONS}
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
 
@@ -548,6 +553,11 @@ class Answerer:
             abstention=Abstention(reason=reason, searched=searched, denied=denied, unreachable=unreachable),
             timings=timings,
         )
+
+
+_EVENT_KINDS: Final = frozenset({"results", "procedure", "complication", "diagnosis", "presentation"})
+"""Kinds of fact that are events of the stay: the follow-up plan, which says what is to come, answers none of them."""
+_FOLLOWUP_INSTRUCTIONS: Final = "Followup Instructions"
 
 
 def _said(sentence: AnswerSentence, sections: Mapping[int, str | None]) -> str:

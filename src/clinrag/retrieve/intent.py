@@ -72,6 +72,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:\bon|taking|takes?|using|uses?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
         r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
+        rf"|\bbefore (?:the )?hospital\b.{{0,30}}\b{_DRUGS}"
+        rf"|\bbefore\b[^?.]{{0,30}}?\b(?:{_ADMITTED}|(?:go|come) in(?:to)? (?:the )?hospital)\b[^?.]{{0,30}}\b{_DRUGS}"
         r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
         r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:\w+ ){0,3}"
         r"(?:came|come|went|got|were|was) in\b"
@@ -87,6 +89,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         r"diagnos\w*|found to have|what (?:\w+ )?(?:was|is) (?:\w+ly )?wrong|the matter with|(?:main|principal) problem"
         r"|(?:find|found|think|thought|say|said|decide|decided) (?:was|is) (?:\w+ly )?wrong"
+        r"|(?:say|said|says) (?:\w+ ){0,3}wrong with"
         r"|(?:decided?|say|said|think|thought) (?:it|that) (?:was|is)\b"
         r"|\bin (?:(?:the )?hospital )?(?:for|with)(?=\s*(?:[,?.!;]|$))|turn(?:ed|s)? out to be"
         r"|put (?:it|this|that) down to"
@@ -95,6 +98,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:final|main|actual|real) (?:sickness|illness|ailment)"
         r"|name of (?:the|his|her|their) (?:sickness|illness|ailment)"
         r"|(?:sickness|illness|ailment) (?:they|that|which) (?:found|made|caused|brought|took)"
+        r"|(?:doctors?|they) (?:say|said|says) (?:what|which) (?:problem|sickness|illness)"
         r"|admitted (?:and|&) discharged with"
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
@@ -119,7 +123,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|develop\w*(?=.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY})"  # the cue is the verb: what develops is asked
         rf"|\bwhile (?:an? )?{_STAY}|during (?:(?:the|their|his|her) )?{_STAY}"
         r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery"
-        r"|(?:anything|something) (?:\w+ )?happen(?:ed)?\b|(?:didn't|did not|not) go (?:to|according to) plan",
+        r"|(?:anything|something) (?:\w+ )?happen(?:ed)?\b|(?:didn't|did not|not) go (?:to|according to) plan"
+        r"|(?:go|went|gone) (?:smooth(?:ly)?|to plan)",
         ("Brief Hospital Course",),
     ),
     (
@@ -127,7 +132,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|bevv(?:y|ies)|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
-        r"|(?:who(?:'s| is| was)?|whom)\b[^?.]{0,30}\bstay(?:s|ing)? with"
+        r"|(?:who(?:'s| is| was)?|whom)\b[^?.]{0,30}\bstay(?:s|ing)? with|stay(?:s|ing)? with (?:who|whom)\b"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|look(?:s|ing)? after"
         r"|cares? for"
         r"|support at home|(?:at )?home to help|help at home|family at home"
@@ -140,7 +145,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"tests?|labs?|laborator\w+|imaging|scans?|x-?rays?|investigations?|results?|work-?up|findings|echo\w*"
-        r"|ct|mri|ultrasound|ecg|ekg|blood work|what did (?:it|they|that|this) (?:show|reveal|find)",
+        r"|ct|mri|ultrasound|ecg|ekg|blood work|what did (?:it|they|that|this) (?:show|reveal|find)"
+        r"|results? (?:\w+ ){0,2}(?:came|come|comes) back",
         ("Pertinent Results",),
     ),
     (
@@ -173,8 +179,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:booked|arranged|scheduled|referred|listed) (?:in )?for (?:\w+ ){{0,3}}{_TESTS}"
         r"|follow[- ]?ups?|f/u|appointments?"
         r"|see (?:his|her|their|the|an?) (?:doctor|gp|pcp|physician|specialist|consultant|surgeon|team)s?"
+        rf"|see (?:the )?doctors? again|{_TESTS} again"
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
-        r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )"  # "what's come back": a result
+        r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )(?<!result )(?<!results )"  # a result
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
         r"|see someone|what checks|checks? with (?:who|whom)\b",

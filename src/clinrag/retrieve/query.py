@@ -167,9 +167,13 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     about = asked_about(read) != read
     # "I had a septoplasty - what did it show?": the thing pointed back at is asked for, not context
     refers_back = REFERS_BACK.search(read) is not None
+    # "FEV1 / FEV1:FVC from his PFTs? trying to stage him for clinic": a kind cued only after the question asks
+    # nothing of the things the question names
+    aside = [(start, end) for start, end in aside_span(read) if _REASON.match(read[start:end])]
+    aside_only = bool(aside) and kind is not None and fact_kind(blanked(read, aside)) is None
     context = (
         frozenset()
-        if refers_back
+        if refers_back or aside_only
         else context_words(kind, things - anchors - qualifiers, {c.name for c in classes}, about)
     )
     things -= context
@@ -221,6 +225,12 @@ MEDICATION_KINDS: Final = frozenset({"discharge_medications", "admission_medicat
 @functools.cache
 def _drug_classes() -> frozenset[str]:
     return frozenset(item.name for item in vocabulary().classes if item.kind == "drug")
+
+
+_REASON: Final = re.compile(
+    r"\s*(?:trying|doing|working|writing|checking|getting|preparing|planning|for|to|so|because|as|since)\b", re.I
+)
+"""An aside that says why the question is asked ("trying to stage him for clinic"), not what it asks for."""
 
 
 def context_words(kind: str | None, things: frozenset[str], classes: set[str], about_patients: bool) -> frozenset[str]:

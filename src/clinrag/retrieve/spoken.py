@@ -89,15 +89,24 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     table = spoken_words()
 
     def read(match: re.Match[str]) -> str:
-        word = match.group(0)
-        lowered = word.lower().replace("’", "'")
-        opening = not text[: match.start()].strip(" \t\n\"'“(")
-        if not (word.islower() or (opening and word.istitle())):
-            return word  # a capital mid-sentence: maybe a name
+        written = match.group(0)
+        before = text[: match.start()].rstrip(" \t\n\"'“(")
+        opening = not before or before.endswith((".", "?", "!"))  # a sentence's first word is capitalised anyway
+        if not (written.islower() or (opening and written[:1].isupper() and written[1:].islower())):
+            return written  # a capital mid-sentence: maybe a name
+        lowered = " ".join(written.lower().replace("’", "'").split())
         standard = table.get(lowered) or _by_rule(lowered)
         if standard is None:
-            return word
-        found.append((word, standard))
-        return standard.capitalize() if word[0].isupper() else standard
+            return written
+        found.append((written, standard))
+        return standard.capitalize() if written[0].isupper() else standard
 
-    return _WORD.sub(read, text), tuple(found)
+    return _spoken_pattern().sub(read, text), tuple(found)
+
+
+@functools.cache
+def _spoken_pattern() -> re.Pattern[str]:
+    """The table's phrases (longest first, so "a yard" is read before "a"), then any other word."""
+    phrases = sorted((key for key in spoken_words() if " " in key), key=len, reverse=True)
+    spelled = [r"\s+".join(re.escape(part) for part in phrase.split()) for phrase in phrases]
+    return re.compile(rf"(?<![\w'’/-])(?:{'|'.join(spelled)})(?![\w'’/-])|{_WORD.pattern}", re.IGNORECASE)
