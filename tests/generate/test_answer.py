@@ -16,7 +16,7 @@ from clinrag.index.embed import OnnxMiniLmEmbedder
 from clinrag.retrieve.hybrid import Retriever
 from clinrag.retrieve.query import understand
 from clinrag.settings import AnswerSettings, RetrieveSettings
-from clinrag.types import Source
+from clinrag.types import Answer, Source
 
 EMBEDDER = OnnxMiniLmEmbedder(threads=2)
 UNREACHABLE = OpenAIChatGenerator("http://127.0.0.1:9/v1", model="never-called")  # port 9: nothing listens
@@ -35,6 +35,13 @@ def _a_patient(cohort: Path) -> tuple[str, int]:
     names = [row["name"] for row in rows]
     row = next(r for r in rows if names.count(r["name"]) == 1)
     return row["name"], int(row["subject_id"])
+
+
+def _cites_only(answer: Answer, section: str, subject_id: int) -> None:
+    """``answer`` answers, and cites only ``section`` of the patient ``subject_id``."""
+    assert not answer.abstained, answer.text
+    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {section}
+    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
 
 
 def test_an_extractive_answer_is_cited_and_verified(retriever: Retriever, cohort: Path) -> None:
@@ -78,9 +85,7 @@ def test_context_words_do_not_stop_an_answer_and_an_absent_drug_does(retriever: 
     name, subject_id = _a_patient(cohort)
     answerer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER)
     answer = answerer.answer(f"doing the TTOs for {name} on the ward round, what's on the discharge med list?")
-    assert not answer.abstained, answer.text  # "ward", "round": why it is asked, not what to find
-    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Discharge Medications"}
-    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+    _cites_only(answer, "Discharge Medications", subject_id)  # "ward", "round": why it is asked, not what to find
     absent = answerer.answer(f"Audit: indication for natalizumab as documented for {name}?")
     assert absent.abstained
     assert absent.abstention is not None
@@ -140,9 +145,7 @@ def test_the_section_of_the_kind_asked_is_found_when_the_question_words_miss_it(
     answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
         f"what checkups does {name} have coming up"
     )  # "checkups coming up" ranks structured rows above the note's follow-up section
-    assert not answer.abstained, answer.text
-    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Followup Instructions"}
-    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+    _cites_only(answer, "Followup Instructions", subject_id)
 
 
 def test_a_kind_of_fact_of_no_patient_abstains(retriever: Retriever) -> None:
@@ -162,9 +165,7 @@ def test_an_allergy_question_needs_no_record_of_the_event_it_is_asked_after(retr
     answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
         f"Got {name} back at the clinic after the air ambulance flight - allergic to anything?"
     )
-    assert not answer.abstained, answer.text
-    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Allergies"}
-    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
+    _cites_only(answer, "Allergies", subject_id)
 
 
 def test_a_question_too_terse_to_pass_the_threshold_is_searched_in_its_kinds_section(
@@ -174,9 +175,7 @@ def test_a_question_too_terse_to_pass_the_threshold_is_searched_in_its_kinds_sec
     answer = Answerer(retriever, AnswerSettings(), embedder=EMBEDDER).answer(
         f"Was {name} brought to theatre at all while they were in?"
     )  # no hit passes the threshold: the procedure list of the one patient named is searched
-    assert not answer.abstained, answer.text
-    assert {answer.sources[n - 1].chunk.subject_id for n in answer.cited} == {subject_id}
-    assert {answer.sources[n - 1].chunk.section for n in answer.cited} == {"Major Surgical or Invasive Procedure"}
+    _cites_only(answer, "Major Surgical or Invasive Procedure", subject_id)
 
 
 def test_a_size_asked_for_needs_a_number_and_the_patients_own_rare_event_a_record(
