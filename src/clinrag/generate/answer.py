@@ -260,8 +260,9 @@ class Answerer:
         sites = examined_sites(cleaned, filtering)  # "CT head": a CT of the head, in one record
         if understanding.fact_kind in _PATIENT_LEVEL_KINDS:  # "after the RFDS flight - allergic to anything?"
             understanding = dataclasses.replace(understanding, anchors=frozenset())
-        anchors = understanding.anchors - {token for name in filtering for token in tokenize(name)}
-        provided = provided_things(cleaned) - {token for name in filtering for token in tokenize(name)}
+        filtered = {token for name in filtering for token in tokenize(name)}
+        anchors = understanding.anchors - filtered
+        provided = provided_things(cleaned) - filtered
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),

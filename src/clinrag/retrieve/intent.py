@@ -658,10 +658,22 @@ def possessed_things(question: str) -> frozenset[str]:
         >>> sorted(possessed_things("Any dressings on Ada Stone's cataract extraction wound, or is that the GP?"))
         ['cataract', 'extraction', 'wound']
     """
-    found: set[str] = set()
-    for match in _POSSESSIVE.finditer(question):
-        for word in match.group(1).split():
-            if word.lower() in STOPWORDS:
-                break
-            found.update(tokenize(word))
-    return frozenset(found)
+    return frozenset(token for match in _POSSESSIVE.finditer(question) for token in phrase_tokens(match.group(1)))
+
+
+def phrase_tokens(words: str, stop: frozenset[str] = frozenset()) -> list[str]:
+    """The (BM25-folded) tokens of ``words`` up to the first function word, or the first word with a token in
+    ``stop``: the phrase a possessive or a verb opens ("cataract extraction wound for …" → cataract, extraction,
+    wound).
+
+    Example:
+        >>> phrase_tokens("personal alarm before she came home")
+        ['personal', 'alarm']
+    """
+    found: list[str] = []
+    for word in words.split():
+        tokens = tokenize(word)
+        if word.lower() in STOPWORDS or not tokens or set(tokens) & stop:
+            break
+        found.extend(tokens)
+    return found

@@ -27,7 +27,7 @@ from typing import Final
 
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
-from clinrag.index.lexical import STOPWORDS, tokenize
+from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import asked_classes, vocabulary
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
@@ -39,6 +39,7 @@ from clinrag.retrieve.intent import (
     cue_spans,
     fact_kind,
     kind_candidates,
+    phrase_tokens,
     planned_spans,
     section_intent,
 )
@@ -322,14 +323,9 @@ def provided_things(question: str) -> frozenset[str]:
         >>> provided_things("Did they give her any medication for the pain?")
         frozenset()
     """
-    found: set[str] = set()
-    for match in _PROVIDED.finditer(question):
-        for word in match.group(1).split():
-            tokens = tokenize(word)
-            if word.lower() in STOPWORDS or not tokens or set(tokens) & KIND_WORDS:
-                break
-            found.update(tokens)
-    return frozenset(found)
+    return frozenset(
+        token for match in _PROVIDED.finditer(question) for token in phrase_tokens(match.group(1), KIND_WORDS)
+    )
 
 
 def blanked(text: str, spans: list[tuple[int, int]]) -> str:
