@@ -20,6 +20,7 @@ from clinrag.retrieve.vocabulary import is_thing
         ("Anaesthetist, pre-op: Ada Stone's allergies?", "Anaesthetist"),
         ("Radiographer doing a hip film on Ada Stone - what was done?", "Radiographer"),
         ("hi, I'm the district nurse for Ada Stone, who does she live with?", "district nurse"),
+        ("Did Ada Stone have any complication in the hospital? I am her caregiver.", "I am her caregiver"),
     ],
 )
 def test_the_askers_role_is_found_and_names_nothing_to_find(question: str, role: str) -> None:
@@ -99,7 +100,36 @@ def test_a_relative_before_a_lower_case_name_is_not_part_of_it() -> None:
 
     registry = PatientRegistry([(1, "Gina Sanford")])
     assert [m.subject_ids for m in find_mentions("does my nan gina sanford smoke?", registry).mentions] == [(1,)]
-    assert find_mentions("Did Nan Gina Sanford smoke?", registry).mentions == ()  # a longer name: no one
+    assert [m.subject_ids for m in find_mentions("Did Nan Gina Sanford smoke?", registry).mentions] == [(1,)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I am the caregiver of Ma'am Gina Sanford. Does she have allergy po?",
+        "Good afternoon po. Lola Gina Sanford is confused since the operation.",
+        "hiya so my great nan gina sanford is in pain, is she allergic to anything?",
+        "Auntie Gina Sanford - does she smoke?",
+    ],
+)
+def test_an_honorific_or_kin_word_before_a_full_name_is_not_part_of_it(question: str) -> None:
+    from clinrag.retrieve.patient_mentions import find_mentions
+    from clinrag.retrieve.patients import PatientRegistry
+
+    registry = PatientRegistry([(1, "Gina Sanford"), (2, "Lola Sanford")])
+    resolution = find_mentions(question, registry)
+    assert resolution.subject_ids == {1}
+    assert not resolution.unknown_persons
+
+
+def test_a_word_that_is_no_address_word_still_makes_a_longer_name() -> None:
+    from clinrag.retrieve.patient_mentions import find_mentions
+    from clinrag.retrieve.patients import PatientRegistry
+
+    registry = PatientRegistry([(1, "Gina Sanford")])
+    resolution = find_mentions("Did Maria Gina Sanford smoke?", registry)
+    assert resolution.subject_ids == frozenset()
+    assert resolution.unknown_persons == ("Maria Gina Sanford",)
 
 
 @pytest.mark.parametrize(

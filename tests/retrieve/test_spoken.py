@@ -64,3 +64,30 @@ def test_a_question_in_scots_asks_for_its_kind_and_names_no_thing(question: str,
     assert reading.fact_kind == kind
     assert not reading.things - {"ada", "stone"}
     assert fact_kind(written_form(question)[0]) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        (
+            "Sir Ada Stone was admitted how many times po? Kindly give the dates.",
+            "Sir Ada Stone was admitted how many times? Kindly give the dates.",
+        ),
+        (
+            "Good afternoon po. Any complication in the hospital po, ma'am?",
+            "Good afternoon. Any complication in the hospital, ma'am?",
+        ),
+        ("can go home already or not lah?", "can go home already or not?"),
+    ],
+)
+def test_a_particle_closing_a_clause_is_read_as_nothing(question: str, read: str) -> None:
+    assert written_form(question)[0] == read
+
+
+@pytest.mark.parametrize("question", ["was she switched to PO cipro?", "po cipro or iv at discharge?"])
+def test_po_by_mouth_is_left_alone(question: str) -> None:
+    assert written_form(question) == (question, ())
+
+
+def test_a_particle_names_no_thing_to_find() -> None:
+    assert "po" not in understand("Ada Stone was admitted how many times po?").things

@@ -7,8 +7,15 @@ from __future__ import annotations
 import pytest
 
 from clinrag.retrieve.head import asked_attributes
-from clinrag.retrieve.intent import asks_for_quantity, fact_kind, gives_quantity, possessed_things
+from clinrag.retrieve.intent import (
+    asks_for_quantity,
+    counted_things,
+    fact_kind,
+    gives_quantity,
+    possessed_things,
+)
 from clinrag.retrieve.query import provided_things, understand
+from clinrag.retrieve.vocabulary import is_thing
 
 
 @pytest.mark.parametrize(
@@ -112,3 +119,27 @@ def test_a_kind_cued_only_after_the_question_leaves_its_things_to_find() -> None
     assert reading.fact_kind == "followup"
     assert "fev1" in reading.things
     assert not reading.context
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("how many physio sessions did she get at home after her knee op?", {"physio", "session"}),
+        ("What size of mesh did they put in?", {"mesh"}),
+        ("How many units of blood was he given?", {"unit"}),
+        ("What dose?", set()),
+        ("How much does he drink?", set()),
+    ],
+)
+def test_what_a_number_is_asked_of_is_found(question: str, counted: set[str]) -> None:
+    assert counted_things(question) == counted
+
+
+@pytest.mark.parametrize("term", ["t-score", "z-score", "k-wire", "c-section"])
+def test_a_letter_joined_to_a_word_is_a_thing(term: str) -> None:
+    assert is_thing(term)
+
+
+@pytest.mark.parametrize("word", ["e-mail", "t-shirt"])
+def test_a_plain_letter_compound_is_no_thing(word: str) -> None:
+    assert not is_thing(word)

@@ -66,6 +66,7 @@ from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
     asks_for_quantity,
+    counted_things,
     gives_quantity,
     possessed_things,
 )
@@ -339,7 +340,17 @@ class Answerer:
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         supported = [s for s in checked.sentences if s.supported]
         quantity = understanding.fact_kind != "social" and asks_for_quantity(cleaned)  # "how much": "occasional"
-        if quantity and not any(gives_quantity(_said(s, sections)) for s in supported):
+        counted = counted_things(cleaned) - frozenset(filtered)  # "how many physio sessions": a count of them
+        # "what dose of thyroid replacement": levothyroxine's line names the class the count is of
+        counted_classes = {name for name in understanding.classes if counted & set(tokenize(name))}
+
+        def counts(said: str) -> bool:
+            words = mentioned(said)
+            return not counted or bool(forms_mentioned(counted, words)) or bool(counted_classes & words)
+
+        if quantity and not any(
+            gives_quantity(said) and counts(said) for said in (_said(s, sections) for s in supported)
+        ):
             reason = "No accessible record gives the number or size the question asks for."  # "what size of mesh?"
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         topics = topic_names(understanding.classes) if understanding.fact_kind == "social" else ()

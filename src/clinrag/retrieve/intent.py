@@ -260,7 +260,8 @@ what is asked (the complication after it, the follow-up after it)."""
 _ROLE_HEAD: Final = (
     r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
     r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
-    r"|paramedics?|physios?|carers?|students?|trainees?|examiners?|auditors?|reg|sho|hca|cpn|gp"
+    r"|paramedics?|physios?|carers?|care ?givers?|caretakers?|aides?|students?|trainees?|examiners?|auditors?"
+    r"|reg|sho|hca|cpn|gp"
     r"|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
 )
 _PLACE_HEAD: Final = r"(?:clinic|unit|ward|service|department|dept|lab|laboratory|theatres?|centre|center|office|hub)"
@@ -274,7 +275,7 @@ _PLACE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
     rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—(-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—(-]))"
-    rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your)\s+)({_ROLE})\b"
+    rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your|his|her|their)\s+)({_ROLE})\b"
     rf"|(?:\s[-–—]+|\?(?:\s+[-–—]+)?)\s+((?:{_PLACE}|{_ROLE}))(?=\s*(?:[,;:.]|asking\b|here\b|$))",
     re.IGNORECASE,
 )
@@ -629,6 +630,28 @@ def asks_for_quantity(question: str) -> bool:
         (True, False)
     """
     return _QUANTITY_ASKED.search(question) is not None
+
+
+_COUNTED: Final = re.compile(
+    r"\bhow (?:many|much)\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
+    r"|\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\s+of\s+"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})",
+    re.IGNORECASE,
+)
+
+
+def counted_things(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of what ``question`` asks the number or size of ("how many physio sessions",
+    "what size of mesh"): a number answers only in a line that names one of them (650 mL of urine is no count of
+    physio sessions). Empty when the question names nothing after its quantity word ("what dose?").
+
+    Example:
+        >>> sorted(counted_things("how many physio sessions did she get at home?"))
+        ['physio', 'session']
+    """
+    return frozenset(
+        token for match in _COUNTED.finditer(question) for token in phrase_tokens(match.group(1) or match.group(2))
+    )
 
 
 def gives_quantity(text: str) -> bool:

@@ -179,6 +179,20 @@ _EVERYDAY_GIVEN = _word_set(
 )
 """Given names that are everyday words: never taken for a patient's given name alone."""
 
+_ADDRESS_WORDS = _word_set(
+    """
+    maam madam madame sir sirs dame lady lord professor prof reverend rev pastor father sister brother
+    auntie aunty aunt uncle cousin nan nana nanna nanny gran granny grannie grandma grandpa grandad granddad
+    grandmother grandfather mum mom mam mammy mammie mummy mommy mother dad daddy papa pa ma mama
+    lola lolo tita tito ate kuya nanay tatay inay itay bampi mamgu taid nain bubbe zayde oma opa abuela abuelo
+    tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
+    thatha paati mzee yaya
+    """
+)
+"""Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
+"my great nan alexis huerta", "Auntie Mabel Price"): the name starts after them, so they never make a registry name
+a longer one the registry lacks."""
+
 _CLINICAL_HEADS = _word_set(
     """
     disease diseases syndrome syndromes sign signs test tests score scores criteria criterion scale classification
@@ -850,6 +864,7 @@ class _Finder:
             and gaps[first - 1] == _JOIN
             and not tokens[first - 1].possessive
             and not (first > 1 and tokens[first - 2].key in _DETERMINERS)  # "my nan Gina Sanford": a relative
+            and tokens[first - 1].key not in _ADDRESS_WORDS  # "Ma'am Gail Krause", "Lola Vickie Oneill"
             and self._name_like(
                 parsed,
                 first - 1,

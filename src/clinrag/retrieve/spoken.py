@@ -45,6 +45,7 @@ class _SpokenFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     words: dict[str, dict[str, str]]
+    particles: list[str]
 
 
 @functools.cache
@@ -59,6 +60,15 @@ def spoken_words() -> Mapping[str, str]:
     groups = _SpokenFile.model_validate(tomllib.loads(text)).words
     table = {word.lower(): meaning for group in groups.values() for word, meaning in group.items()}
     return MappingProxyType(table)
+
+
+@functools.cache
+def _particles() -> re.Pattern[str]:
+    """The file's particles of politeness or emphasis, in lower case, where they close a clause ("how many times
+    po?", "can or not lah."): read as nothing. "PO" in capitals (by mouth) and "po" before a word are left."""
+    text = resources.files("clinrag.retrieve").joinpath("spoken_words.toml").read_text(encoding="utf-8")
+    words = _SpokenFile.model_validate(tomllib.loads(text)).particles
+    return re.compile(rf"[ \t]+({'|'.join(map(re.escape, words))})(?=[ \t]*(?:[,.?!;:]|$))")
 
 
 @functools.cache
@@ -101,7 +111,12 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         found.append((written, standard))
         return standard.capitalize() if written[0].isupper() else standard
 
-    return _spoken_pattern().sub(read, text), tuple(found)
+    def drop(match: re.Match[str]) -> str:
+        found.append((match.group(1), ""))
+        return ""
+
+    without_particles = _particles().sub(drop, text)
+    return _spoken_pattern().sub(read, without_particles), tuple(found)
 
 
 @functools.cache

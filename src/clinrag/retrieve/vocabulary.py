@@ -272,6 +272,8 @@ def is_thing(token: str) -> bool:
         return True
     if looks_like_drug(token):
         return True
+    if _LETTER_COMPOUND.fullmatch(token) and token not in _PLAIN_LETTER_COMPOUNDS:
+        return True  # "t-score", "c-section": wordfreq counts the common word after the letter
     frequency = zipf(token)
     if frequency == 0 and misspelt_plain_word(token):
         return False
@@ -313,6 +315,9 @@ def spoken_variant(token: str) -> str | None:
     return max(common)[1] if common else None
 
 
+_LETTER_COMPOUND: Final = re.compile(r"[a-z]-[a-z]{3,}")
+"""A letter joined to a word ("t-score", "z-score", "k-wire"): a term of its own, however common the word is."""
+_PLAIN_LETTER_COMPOUNDS: Final = frozenset({"e-mail", "e-mails", "t-shirt", "t-shirts", "u-turn", "a-level", "x-mas"})
 _AGE_AND_SEX: Final = re.compile(r"\d+(?:yo|y|yr|yrs|yof|yom|m|f|mo|mos|wk|wks|d)")
 """How a clinician writes who the patient is ("35F", "80M", "25yo"): a description, never a thing to find."""
 ACRONYM_THINGS: Final = frozenset(
