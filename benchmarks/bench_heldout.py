@@ -50,12 +50,12 @@ templated split and a twentieth free-form set, written and committed the same wa
 ``freeform21``: a twenty-second templated split and a twenty-first free-form set, written and committed the same way,
 in new voices; ``test23`` and ``freeform22``: a twenty-third templated split and a twenty-second free-form set, written
 and committed the same way, in new voices; ``test24`` and ``freeform23``: a twenty-fourth templated split and a
-twenty-third free-form set, written and committed the same way, in new voices; ``test25`` and ``freeform24``: a twenty-fifth templated split and a twenty-fourth free-form set, written and committed the same way, in new voices); graded automatically (correct, incomplete, wrongly abstained, wrong
+twenty-third free-form set, written and committed the same way, in new voices; ``test25`` and ``freeform24``: a twenty-fifth templated split and a twenty-fourth free-form set, written and committed the same way, in new voices; ``test26`` and ``freeform25``: a twenty-sixth templated split and a twenty-fifth free-form set, written and committed the same way, in new voices); graded automatically (correct, incomplete, wrongly abstained, wrong
 patient, contradicts the record; should-abstain questions: abstained or not).
 Dev and test are reported side by side so the size of any over-fit shows, with latency p50/p95 per answerer.
 
     python benchmarks/bench_heldout.py [--patients 200] [--seed 11] [--generators extractive,local,local:qwen-1.5b]
-                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,freeform13,freeform14,freeform15,freeform16,freeform17,freeform18,freeform19,freeform20,freeform21,freeform22,freeform23,freeform24,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13,test14,test15,test16,test17,test18,test19,test20,test21,test22,test23,test24,test25] [--limit N] [--no-fallback] [--work DIR] [--update]
+                                       [--splits dev,test,freeform,freeform2,freeform3,freeform4,freeform5,freeform6,freeform7,freeform8,freeform9,freeform10,freeform11,freeform12,freeform13,freeform14,freeform15,freeform16,freeform17,freeform18,freeform19,freeform20,freeform21,freeform22,freeform23,freeform24,freeform25,test2,test3,test4,test5,test6,test7,test8,test9,test10,test11,test12,test13,test14,test15,test16,test17,test18,test19,test20,test21,test22,test23,test24,test25,test26] [--limit N] [--no-fallback] [--work DIR] [--update]
 
 ``--limit N`` keeps N questions per intent and split (for the slow model generators); ``--no-fallback`` measures a
 model alone (no extractive answer when its draft is declined or unsupported); ``--update`` merges the
