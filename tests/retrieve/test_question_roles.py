@@ -110,6 +110,8 @@ def test_a_relative_before_a_lower_case_name_is_not_part_of_it() -> None:
         "Good afternoon po. Lola Gina Sanford is confused since the operation.",
         "hiya so my great nan gina sanford is in pain, is she allergic to anything?",
         "Auntie Gina Sanford - does she smoke?",
+        "before Meemaw gina sanford went into the hospital, what medicines was she on at home?",
+        "Pole for disturbing. Our shosho Gina Sanford was admitted at your hospital.",
     ],
 )
 def test_an_honorific_or_kin_word_before_a_full_name_is_not_part_of_it(question: str) -> None:

@@ -91,3 +91,15 @@ def test_po_by_mouth_is_left_alone(question: str) -> None:
 
 def test_a_particle_names_no_thing_to_find() -> None:
     assert "po" not in understand("Ada Stone was admitted how many times po?").things
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("Pole for disturbing. Our shosho was admitted.", "Sorry for disturbing. Our grandmother was admitted."),
+        ("Which medicaments must she take now?", "Which medications must she take now?"),
+        ("Who's Ada Stone livin' with now?", "Who's Ada Stone living with now?"),
+    ],
+)
+def test_east_african_french_and_dropped_g_with_an_apostrophe(question: str, read: str) -> None:
+    assert written_form(question)[0] == read

@@ -143,3 +143,45 @@ def test_a_letter_joined_to_a_word_is_a_thing(term: str) -> None:
 @pytest.mark.parametrize("word", ["e-mail", "t-shirt"])
 def test_a_plain_letter_compound_is_no_thing(word: str) -> None:
     assert not is_thing(word)
+
+
+def test_a_procedure_named_with_its_site_needs_the_site() -> None:
+    from clinrag.retrieve.head import examined_sites
+
+    sites = examined_sites("Is this shoulder replacement thing running in the family?")
+    assert [thing.word for thing in sites] == ["joint replacement", "shoulder"]
+    assert examined_sites("Did she have a joint replacement?") == ()
+
+
+def test_a_therapy_referred_to_is_asked_for_not_context() -> None:
+    reading = understand("Was Ada Stone ever referred to the pain clinic or for acupuncture after her operation?")
+    assert reading.fact_kind == "followup"
+    assert "acupuncture" in reading.things
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("Can the sleep study that Ada Stone had be used for the visa medical?", "sleep study"),
+        ("Ada Stone has a stoma - what was the operation that left her with it?", "stoma"),
+    ],
+)
+def test_a_named_examination_or_stoma_is_a_class_a_record_must_name(question: str, thing: str) -> None:
+    assert thing in understand(question).things
+
+
+def test_a_living_will_is_a_document_not_where_the_patient_lives() -> None:
+    reading = understand("Did anybody go over Ada Stone's living will with the family?")
+    assert reading.fact_kind != "social"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what medications was he taking beforehand?", "Ada Stone, June admission - give me the full home list."],
+)
+def test_beforehand_and_the_home_list_ask_for_the_admission_medications(question: str) -> None:
+    assert fact_kind(question) == "admission_medications"
+
+
+def test_hacs_are_hospital_acquired_complications() -> None:
+    assert understand("Any complications / HACs documented during Ada Stone's IP stay?").fact_kind == "complication"

@@ -46,6 +46,7 @@ from clinrag.generate.extractive import (
     summarise_admissions,
 )
 from clinrag.generate.llm import Generator
+from clinrag.generate.plans import without_plans
 from clinrag.generate.prompts import NOT_ENOUGH, clinical_messages, provenance, source_block
 from clinrag.generate.question_parts import joined, question_parts
 from clinrag.generate.sanitize import sanitize_question, sanitize_source
@@ -254,6 +255,9 @@ class Answerer:
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
         drugs = frozenset(term for term in terms & written if is_drug_name(term))
+        if understanding.fact_kind in _EVENT_KINDS:  # "discuss colostomy reversal in 3-6 months": a plan, no event
+            texts = {n: text for n, text in texts.items() if sources[n - 1].chunk.section != _FOLLOWUP_INSTRUCTIONS}
+            texts = {n: events for n, text in texts.items() if (events := without_plans(text))}
         mentions = [mentioned(text) for text in texts.values()]
         # a drug named must be named by a record; so must the head of what is asked, whole and in one record ("an
         # ERCP" of "an ERCP for stones in the duct"); of the other things named, any one will do
@@ -280,8 +284,6 @@ class Answerer:
             if not any(forms_mentioned(rare, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(rare)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        if understanding.fact_kind in _EVENT_KINDS:  # "discuss colostomy reversal in 3-6 months": a plan, no event
-            texts = {n: text for n, text in texts.items() if sources[n - 1].chunk.section != _FOLLOWUP_INSTRUCTIONS}
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
 

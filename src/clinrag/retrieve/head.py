@@ -310,13 +310,17 @@ def head_named(head: tuple[HeadThing, ...], mentioned: frozenset[str]) -> bool:
 
 def examined_sites(question: str, names: Iterable[str] = ()) -> tuple[HeadThing, ...]:
     """The study and the body site of each study ``question`` names with a site right before or after it ("CT
-    head", "head CT", "MRI of the lumbar spine"): one record must name both — a record of a CT of the abdomen does
-    not answer "John Mays CT head result". Empty when no study is named with a site. The words of ``names`` (the
-    patients named: "Ada Head") are not sites.
+    head", "head CT", "MRI of the lumbar spine"), and the procedure group and the site of each procedure named with
+    one in or right before its words ("shoulder replacement", "knee arthroplasty"): one record must name both — a
+    record of a CT of the abdomen does not answer "John Mays CT head result", nor a knee replacement a question
+    about a shoulder replacement. Empty when nothing is named with a site. The words of ``names`` (the patients
+    named: "Ada Head") are not sites.
 
     Example:
         >>> [thing.word for thing in examined_sites("john mays ct head result from ED")]
         ['ct', 'head']
+        >>> [thing.word for thing in examined_sites("is this shoulder replacement thing in the family?")]
+        ['joint replacement', 'shoulder']
         >>> examined_sites("Ada Stone CT result")
         ()
     """
@@ -324,14 +328,17 @@ def examined_sites(question: str, names: Iterable[str] = ()) -> tuple[HeadThing,
     tokens = [token for token in tokenize(question) if token not in named]
     found: dict[str, HeadThing] = {}
     for item, asked, _ in _class_phrases():
-        if item.kind != "study":
+        if item.kind not in ("study", "procedure"):
             continue
         for phrase in asked:
             for start in range(len(tokens) - len(phrase) + 1):
                 if not phrase or tokens[start : start + len(phrase)] != phrase:
                     continue
                 before = [token for token in tokens[max(0, start - 1) : start] if token in BODY_SITES]
-                sites = [*before, *_leading_sites(tokens[start + len(phrase) : start + len(phrase) + 3])]
+                if item.kind == "procedure":  # "shoulder replacement", "knee arthroplasty"
+                    sites = [*before, *(token for token in phrase if token in BODY_SITES)]
+                else:
+                    sites = [*before, *_leading_sites(tokens[start + len(phrase) : start + len(phrase) + 3])]
                 if sites:
                     study = {(item.name,), *(tuple(p) for p in asked if p)}
                     found.setdefault(item.name, HeadThing(item.name, frozenset(study)))

@@ -77,7 +77,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
         r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:\w+ ){0,3}"
         r"(?:came|come|went|got|were|was) in\b"
-        r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b",
+        r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b"
+        r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b",
         ("Medications on Admission",),
     ),
     (
@@ -260,7 +261,8 @@ what is asked (the complication after it, the follow-up after it)."""
 _ROLE_HEAD: Final = (
     r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
     r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
-    r"|paramedics?|physios?|carers?|care ?givers?|caretakers?|aides?|students?|trainees?|examiners?|auditors?"
+    r"|paramedics?|physios?|osteopaths?|chiropractors?|carers?|care ?givers?|caretakers?|aides?|students?|trainees?"
+    r"|examiners?|auditors?"
     r"|reg|sho|hca|cpn|gp"
     r"|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
 )

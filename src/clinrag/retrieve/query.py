@@ -45,7 +45,7 @@ from clinrag.retrieve.intent import (
 )
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.spoken import written_form
-from clinrag.retrieve.vocabulary import KIND_WORDS, LAB_TESTS, correct_spelling, is_drug_name, is_thing
+from clinrag.retrieve.vocabulary import KIND_WORDS, LAB_TESTS, THERAPIES, correct_spelling, is_drug_name, is_thing
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -252,7 +252,9 @@ def context_words(kind: str | None, things: frozenset[str], classes: set[str], a
         return frozenset()
     if kind == "allergy":  # the allergy list answers "is she allergic to X?", drug or not
         return things
-    drugs = {thing for thing in things - classes if is_drug_name(thing) or thing in LAB_TESTS}
+    # "her INR on the day of discharge?"; "referred for acupuncture?" (but "starting acupuncture - what was she on?")
+    kept = LAB_TESTS | (THERAPIES if kind == "followup" else frozenset())
+    drugs = {thing for thing in things - classes if is_drug_name(thing) or thing in kept}
     if kind in MEDICATION_KINDS:  # "what was Dad taking before he went in all confused?": delirium is why he went in
         return frozenset(things - drugs - (classes & _drug_classes()))
     return frozenset(things - drugs)

@@ -63,6 +63,9 @@ QUESTION_SHORTHAND: Final[Mapping[str, str]] = MappingProxyType(
         "post-op": "postoperative",
         "preop": "preoperative",
         "pre-op": "preoperative",
+        "hac": "hospital-acquired complication",  # the quality team's term
+        "hacs": "hospital-acquired complications",
+        "living will": "advance directive",  # a document, not where the patient lives
         "theatre": "operating theatre",
         "theater": "operating theater",
     }

@@ -105,7 +105,7 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         if not (written.islower() or (opening and written[:1].isupper() and written[1:].islower())):
             return written  # a capital mid-sentence: maybe a name
         lowered = " ".join(written.lower().replace("’", "'").split())
-        standard = table.get(lowered) or _by_rule(lowered)
+        standard = table.get(lowered) or _by_rule(lowered.rstrip("'"))  # "livin'": the g the apostrophe marks
         if standard is None:
             return written
         found.append((written, standard))

@@ -121,7 +121,11 @@ _TREATMENT_WORDS_TEXT: Final = """
     colostomy ileostomy stoma ostomy intubation intubated ventilation ventilated dialysis catheter catheterisation
     catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion redo
     reoperation re-operation jab jabs vaccine vaccines vaccination vaccinated immunisation immunization booster
+    reversal reversed
 """
+THERAPIES: Final = frozenset({"acupuncture", "hydrotherapy", "psychotherapy"})
+"""Therapies a patient is referred to: what a follow-up question asks about ("referred for acupuncture?"), never its
+context."""
 _LAB_TESTS_TEXT: Final = """
 inr pt ptt aptt hba1c a1c tsh crp esr bnp troponin lactate ferritin hgb wbc plt creatinine egfr potassium sodium
 albumin bilirubin lipase amylase d-dimer ck magnesium phosphate glucose
@@ -131,7 +135,7 @@ LAB_TESTS: Final = frozenset(_LAB_TESTS_TEXT.split())
 ("her INR on the day of discharge?" is not answered by the discharge medications)."""
 OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
 """A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
-TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split())
+TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split()) | THERAPIES
 """Treatments, devices and procedures in everyday words ("chemo", "a biopsy", "a drain", "crutches") that no ICD
 title spells and English knows too well to count as jargon."""
 _QUESTION_WORDS_TEXT = "with what when where which whom whose does have were from about after before during"
