@@ -356,3 +356,23 @@ def test_a_fourth_set_of_plain_phrasings_cue_their_kind(question: str, kind: str
 def test_what_has_come_back_is_no_follow_up() -> None:
     question = "Ada Stone - regular meds prior to going in, to compare with what's come back"
     assert "followup" not in kind_candidates(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("list all the times Ada Stone was admitted, oldest to newest please, for the MCP forms", "for the MCP forms"),
+        (
+            "Stone, Ada: please document any complications for the guardian's incident log.",
+            "for the guardian's incident log",
+        ),
+        ("VSO - Ada Stone, veteran. What was the final diagnosis?", "VSO"),
+    ],
+)
+def test_what_the_asker_needs_the_answer_for_and_an_opening_acronym_are_the_asker(question: str, span: str) -> None:
+    assert span in [question[start:end] for start, end in asker_spans(question)]
+
+
+@pytest.mark.parametrize("question", ["CT - Ada Stone result?", "PMH: Ada Stone?", "HR - was it high on admission?"])
+def test_a_clinical_abbreviation_opening_the_question_is_what_is_asked(question: str) -> None:
+    assert asker_spans(question) == []

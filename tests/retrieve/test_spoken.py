@@ -103,3 +103,19 @@ def test_a_particle_names_no_thing_to_find() -> None:
 )
 def test_east_african_french_and_dropped_g_with_an_apostrophe(question: str, read: str) -> None:
     assert written_form(question)[0] == read
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        (
+            "what kine sickness Ada Stone had dat time? da whole ohana like know",
+            "what kind sickness Ada Stone had that time? the whole family like know",
+        ),
+        ("Mudder can't make head nor tail of it.", "Mudder can't make sense of it."),
+        ("what was Ada Stone taking before going in b'y?", "what was Ada Stone taking before going in?"),
+        ("were it t'keyhole or did they open him up?", "were it the keyhole or did they open him up?"),
+    ],
+)
+def test_hawaiian_pidgin_newfoundland_and_yorkshire(question: str, read: str) -> None:
+    assert written_form(question)[0] == read

@@ -185,3 +185,30 @@ def test_beforehand_and_the_home_list_ask_for_the_admission_medications(question
 
 def test_hacs_are_hospital_acquired_complications() -> None:
     assert understand("Any complications / HACs documented during Ada Stone's IP stay?").fact_kind == "complication"
+
+
+def test_a_cause_the_question_proposes_is_found() -> None:
+    from clinrag.retrieve.intent import proposed_causes
+
+    question = "Is Ada Stone's pneumonia at least as likely as not related to burn pit exposure in service?"
+    assert proposed_causes(question) == {"burn", "pit", "exposure"}
+    assert proposed_causes("Was her AKI due to the contrast?") == {"contrast"}
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What was wrong with Ada Stone when they first went in? We were up at the cabin.", "presentation"),
+        ("What was wrong with Ada Stone when they let her out?", "diagnosis"),
+        ("what kind sickness Ada Stone had that time?", "diagnosis"),
+        ("Her family wanted the cord to take home and bury. Was it given to them when she left?", None),
+        ("Ada Stone's take home meds?", "discharge_medications"),
+        ("What medications was Ada Stone on before her knee replacement?", "admission_medications"),
+    ],
+)
+def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_keyhole_is_read_as_laparoscopic() -> None:
+    assert "laparoscopic" in understand("Ada Stone had her gallbladder done - was it keyhole?").things

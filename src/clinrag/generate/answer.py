@@ -70,12 +70,13 @@ from clinrag.retrieve.intent import (
     counted_things,
     gives_quantity,
     possessed_things,
+    proposed_causes,
 )
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding, provided_things
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.spoken import written_form
-from clinrag.retrieve.vocabulary import RARE_ZIPF, correct_spelling, is_drug_name, zipf
+from clinrag.retrieve.vocabulary import RARE_ZIPF, correct_spelling, is_drug_name, is_thing, zipf
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
 from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
@@ -268,6 +269,7 @@ class Answerer:
         filtered = {token for name in filtering for token in tokenize(name)}
         anchors = understanding.anchors - filtered
         provided = provided_things(cleaned) - filtered
+        causes = frozenset(word for word in proposed_causes(cleaned) - filtered if is_thing(word))  # "burn pit"
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
@@ -275,6 +277,7 @@ class Answerer:
             (frozenset() if head else terms, forms_mentioned),
             (anchors, forms_mentioned),
             (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
+            (causes, forms_mentioned),
         ):
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."

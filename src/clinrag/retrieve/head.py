@@ -38,7 +38,9 @@ class HeadThing(NamedTuple):
 
 
 _WORD: Final = re.compile(r"[A-Za-z0-9][\w'’./-]*")
-_ASKED_ATTRIBUTE: Final = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?$", re.IGNORECASE)
+_ASKED_ATTRIBUTE: Final = re.compile(
+    r"\b(?:what|which)\s+(?:kind\s+(?:of\s+)?|type\s+of\s+|sort\s+of\s+)?$", re.IGNORECASE
+)  # "what kind sickness": the "of" dropped
 _ASKED_LAY_KIND: Final = re.compile(
     r"\b(?:what|which)\b[^?.!]{0,30}\b(?:the|his|her|their)\s+(?:\w+\s+)?$", re.IGNORECASE
 )

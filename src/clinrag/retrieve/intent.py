@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from clinrag.index.abbreviations import expand_abbreviations
 from clinrag.index.lexical import STOPWORDS, tokenize
+from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
 
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
@@ -49,7 +51,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
         r"|discharge (?:him|her|them|me|the patient) (?:on|with)"
-        rf"|take[- ]home|going[- ]home {_DRUGS}|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
+        rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
+        r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         r"|(?:sent|send|went|go|going|gone|let) out of (?:the )?hospital (?:on|with|taking)"
         r"|did (?:he|she|they|the patient) leave (?:on|with)\b"
@@ -65,7 +68,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}\b[^?.!;]{{0,40}}\b(?:(?:on|at|upon) (?:the time of )?(?:admission|arrival)"
         r"|when (?:\w+ ){0,3}admitted)"
         rf"|\b(?:on|taking|takes?|{_DRUGS})\b.{{0,30}}\b(?:before|prior to) (?:(?:the|his|her|their|this|that) )?"
-        rf"(?:\w+ ){{0,2}}(?:{_ADMITTED}|op|operation|surgery)\b"
+        rf"(?:\w+ ){{0,2}}(?:{_ADMITTED}|op|operation|surgery|replacement|repair|procedure)\b"
         r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
         r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
@@ -95,7 +98,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\bin (?:(?:the )?hospital )?(?:for|with)(?=\s*(?:[,?.!;]|$))|turn(?:ed|s)? out to be"
         r"|put (?:it|this|that) down to"
         r"|what (?:was|is) (?:the|his|her|their) (?:illness|sickness|disease|condition)"
-        r"|final impression|(?:treated|managed) for|(?:which|what) (?:sickness|illness|disease|condition)s?"
+        r"|final impression|(?:treated|managed) for"
+        r"|(?:which|what) (?:(?:kind|type|sort) (?:of )?)?(?:sickness|illness|disease|condition)s?"
         r"|(?:final|main|actual|real) (?:sickness|illness|ailment)"
         r"|name of (?:the|his|her|their) (?:sickness|illness|ailment)"
         r"|(?:sickness|illness|ailment) (?:they|that|which) (?:found|made|caused|brought|took)"
@@ -163,7 +167,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
-        r"|(?:reason for )?presentation|in the first place|to begin with",
+        r"|(?:reason for )?presentation|in the first place|to begin with"
+        r"|what(?:'s| was| is) wrong with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}(?:first )?(?:went|came|got|was brought)"
+        r" in\b",
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
@@ -308,6 +314,31 @@ _NOT_ASIDE: Final = re.compile(r"^\s*(?:or|and|also|plus)\b|\b(?:what|which|when
 """A continued question ("… warfarin? Or apixaban?", "?uti again what abx …"), not an aside."""
 
 
+_PURPOSE: Final = re.compile(
+    r"\bfor (?:the|his|her|their|my|our|a|an) (?:[\w'’-]+ ){0,3}?(?:forms?|paperwork|claims?|letters?|files?|records?"
+    r"|logs?|reports?|applications?|insurance|audits?|notes?)\b",
+    re.IGNORECASE,
+)
+"""What the asker needs the answer for ("for the MCP forms", "for the guardian's incident log", "for the urology
+letter"): its words are no thing to find."""
+_OPENING_ACRONYM: Final = re.compile(r"^\W*([A-Z]{2,5})(?:\s*:|\s+[-–—])\s")
+"""An acronym that opens the question before a colon or a dash ("VSO - Wesley Dorsey, …", "HR - …"): who asks,
+when it is no clinical abbreviation."""
+
+
+def _opening_acronym(question: str) -> list[tuple[int, int]]:
+    match = _OPENING_ACRONYM.match(question)
+    if match is None:
+        return []
+    acronym = match.group(1)
+    if expand_abbreviations(acronym)[1] or acronym.lower() in QUESTION_SHORTHAND or acronym.lower() in _NOT_ROLES:
+        return []  # "CT: Ada Stone", "PMH: …": what is asked, not who asks
+    return [match.span(1)]
+
+
+_NOT_ROLES: Final = frozenset(tokenize("pt pe lp cbc bun ast alt inr tsh crp esr bnp ecg ekg mri ct cxr us"))
+
+
 def asker_spans(question: str) -> list[tuple[int, int]]:
     """Where ``question`` says who asks ("Dental surgeon:", "Stoma nurse specialist.", "I'm the district nurse",
     "Falls clinic -", "… ? Genetics clinic asking."): the words of the asker's role ("dental",
@@ -323,7 +354,8 @@ def asker_spans(question: str) -> list[tuple[int, int]]:
         >>> asker_spans("Which surgeon did Ada Stone's knee replacement?")
         []
     """
-    return [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2, 3, 4) if match.group(group)]
+    roles = [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2, 3, 4) if match.group(group)]
+    return [*_opening_acronym(question), *roles, *(match.span() for match in _PURPOSE.finditer(question))]
 
 
 _PLANNED_CLAUSE: Final = re.compile(
@@ -654,6 +686,24 @@ def counted_things(question: str) -> frozenset[str]:
     return frozenset(
         token for match in _COUNTED.finditer(question) for token in phrase_tokens(match.group(1) or match.group(2))
     )
+
+
+_CAUSE: Final = re.compile(
+    r"\b(?:related to|caused by|due to|because of|linked to|(?:a )?result of|attributable to|secondary to"
+    r"|connected to|connected with)\s+(?:(?:the|his|her|their|a|an|any)\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})",
+    re.IGNORECASE,
+)
+
+
+def proposed_causes(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of a cause the question proposes ("is his pneumonia related to burn pit exposure in
+    service?"): a record must name it before any answer says whether it was the cause.
+
+    Example:
+        >>> sorted(proposed_causes("Is the pneumonia at least as likely as not related to burn pit exposure?"))
+        ['burn', 'exposure', 'pit']
+    """
+    return frozenset(token for match in _CAUSE.finditer(question) for token in phrase_tokens(match.group(1)))
 
 
 def gives_quantity(text: str) -> bool:

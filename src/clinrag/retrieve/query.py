@@ -474,6 +474,7 @@ LAY_TERMS: Final[tuple[tuple[str, str], ...]] = (
     (r"low (?:blood )?(?:sugars?|glucose)", "hypoglycemia"),
     (r"low platelets?(?: count)?", "thrombocytopenia"),
     (r"heart attack", "myocardial infarction"),
+    (r"keyhole", "laparoscopic"),
     (
         r"stomach (?:bleed|bleeding)|bleed(?:ing)? (?:in|from) (?:the|his|her|their) stomach",
         "gastrointestinal hemorrhage",

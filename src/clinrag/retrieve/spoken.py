@@ -106,6 +106,8 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             return written  # a capital mid-sentence: maybe a name
         lowered = " ".join(written.lower().replace("’", "'").split())
         standard = table.get(lowered) or _by_rule(lowered.rstrip("'"))  # "livin'": the g the apostrophe marks
+        if standard is None and lowered.startswith("t'") and lowered[2:].isalpha():
+            standard = "the " + lowered[2:]  # Yorkshire "t'keyhole"
         if standard is None:
             return written
         found.append((written, standard))
