@@ -212,3 +212,20 @@ def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None
 
 def test_keyhole_is_read_as_laparoscopic() -> None:
     assert "laparoscopic" in understand("Ada Stone had her gallbladder done - was it keyhole?").things
+
+
+@pytest.mark.parametrize(
+    ("question", "roles"),
+    [
+        (
+            "Was an Aboriginal Liaison Officer called to see Ada Stone while she was in?",
+            {"aboriginal", "liaison", "officer"},
+        ),
+        ("was Ada Stone seen by the dietitian?", {"dietitian"}),
+        ("What did the surgeon do for Ada Stone?", set()),
+    ],
+)
+def test_a_role_the_patient_was_seen_by_is_found(question: str, roles: set[str]) -> None:
+    from clinrag.retrieve.intent import consulted_roles
+
+    assert consulted_roles(question) == roles

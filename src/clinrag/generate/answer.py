@@ -67,6 +67,7 @@ from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
     asks_for_quantity,
+    consulted_roles,
     counted_things,
     gives_quantity,
     possessed_things,
@@ -270,6 +271,10 @@ class Answerer:
         anchors = understanding.anchors - filtered
         provided = provided_things(cleaned) - filtered
         causes = frozenset(word for word in proposed_causes(cleaned) - filtered if is_thing(word))  # "burn pit"
+        # "was an Aboriginal Liaison Officer called to see him?": the role's own words, not "social worker"
+        roles = frozenset(
+            word for word in consulted_roles(cleaned) - filtered - _THERAPY_ROLES if zipf(word) < _ROLE_ZIPF
+        )
         for needed, named_by in (
             (drugs, forms_mentioned),
             (frozenset(thing.word for thing in head), lambda _, words: head_named(head, words)),
@@ -278,6 +283,7 @@ class Answerer:
             (anchors, forms_mentioned),
             (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
             (causes, forms_mentioned),
+            (roles, forms_mentioned),
         ):
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
@@ -572,6 +578,11 @@ class Answerer:
         )
 
 
+_ROLE_ZIPF: Final = 4.0
+"""A word of a consulted role rarer than this in English ("liaison", "dietitian"; not "worker", "team") must be named
+by a record."""
+_THERAPY_ROLES: Final = frozenset({"physio", "physios", "pt", "ot"})
+"""Therapists notes name by their service's abbreviation ("seen by PT"): not required as written."""
 _EVENT_KINDS: Final = frozenset({"results", "procedure", "complication", "diagnosis", "presentation"})
 """Kinds of fact that are events of the stay: the follow-up plan, which says what is to come, answers none of them."""
 _FOLLOWUP_INSTRUCTIONS: Final = "Followup Instructions"

@@ -706,6 +706,28 @@ def proposed_causes(question: str) -> frozenset[str]:
     return frozenset(token for match in _CAUSE.finditer(question) for token in phrase_tokens(match.group(1)))
 
 
+_CONSULTED: Final = re.compile(
+    rf"\b(?:was|were|did|has|had)\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\s+"
+    r"(?:called|asked|consulted|involved|contacted|brought in|sent for|come|came|see|seen|visit)"
+    rf"|\bseen by\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b",
+    re.IGNORECASE,
+)
+
+
+def consulted_roles(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of a role the question asks whether the patient was seen by ("Was an Aboriginal
+    Liaison Officer called to see him?", "was she seen by the dietitian?"): a record must name the role before
+    anything is said about what they did.
+
+    Example:
+        >>> sorted(consulted_roles("Was an Aboriginal Liaison Officer called to see Uncle Bill while he was in?"))
+        ['aboriginal', 'liaison', 'officer']
+    """
+    return frozenset(
+        token for match in _CONSULTED.finditer(question) for token in tokenize(match.group(1) or match.group(2))
+    )
+
+
 def gives_quantity(text: str) -> bool:
     """Whether ``text`` gives a number, in figures or words ("2 units", "a single dose", "no transfusion").
 
