@@ -229,3 +229,19 @@ def test_a_role_the_patient_was_seen_by_is_found(question: str, roles: set[str])
     from clinrag.retrieve.intent import consulted_roles
 
     assert consulted_roles(question) == roles
+
+
+@pytest.mark.parametrize(
+    ("question", "done"),
+    [
+        ("When did Ada Stone have her colostomy reversed?", True),
+        ("Has Ada Stone had the echo yet?", True),
+        ("Did she complete the programme, and when did she finish?", True),
+        ("Did she have follow-up arranged?", False),
+        ("Ada Stone has to have her follow-up sorted. What did the hospital arrange?", False),
+    ],
+)
+def test_a_question_whether_something_happened_is_told_from_a_plan(question: str, done: bool) -> None:
+    from clinrag.retrieve.intent import asks_if_done
+
+    assert asks_if_done(question) is done

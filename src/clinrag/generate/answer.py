@@ -67,6 +67,7 @@ from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
     asks_for_quantity,
+    asks_if_done,
     consulted_roles,
     counted_things,
     gives_quantity,
@@ -257,7 +258,8 @@ class Answerer:
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         written = set(tokenize(cleaned)) - set(understanding.classes)  # not an expansion ("SSRI": serotonin …)
         drugs = frozenset(term for term in terms & written if is_drug_name(term))
-        if understanding.fact_kind in _EVENT_KINDS:  # "discuss colostomy reversal in 3-6 months": a plan, no event
+        # "discuss colostomy reversal in 3-6 months": a plan, no event, nor an answer to whether one happened
+        if understanding.fact_kind in _EVENT_KINDS or asks_if_done(cleaned):
             texts = {n: text for n, text in texts.items() if sources[n - 1].chunk.section != _FOLLOWUP_INSTRUCTIONS}
             texts = {n: events for n, text in texts.items() if (events := without_plans(text))}
         mentions = [mentioned(text) for text in texts.values()]

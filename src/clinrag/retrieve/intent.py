@@ -728,6 +728,30 @@ def consulted_roles(question: str) -> frozenset[str]:
     )
 
 
+_DONE_ASKED: Final = re.compile(
+    r"(?:\bdid\s+(?:(?!to\b)[\w'’-]+\s+){1,3}?(?:ever\s+|actually\s+)?"
+    r"(?:complete|finish|attend|go to|turn up|start|undergo|have)"
+    r"|\b(?:has|had|have)\s+(?:(?!to\b)[\w'’-]+\s+){1,3}?(?:ever\s+|actually\s+|already\s+)?"
+    r"(?:completed|finished|attended|gone to|turned up|started|undergone|had))\b"
+    r"(?!(?:\s+[\w'’-]+){0,4}\s+(?:arranged|booked|scheduled|planned|organi[sz]ed|set up|lined up|requested)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_if_done(question: str) -> bool:
+    """Whether ``question`` asks whether or when something happened ("When did she have her colostomy reversed?",
+    "Did she complete the programme?"), not what was planned ("Did she have follow-up arranged?"): a plan answers
+    no such question.
+
+    Example:
+        >>> asks_if_done("When did Ada Stone have her colostomy reversed?")
+        True
+        >>> asks_if_done("Did she have follow-up arranged?")
+        False
+    """
+    return _DONE_ASKED.search(question) is not None
+
+
 def gives_quantity(text: str) -> bool:
     """Whether ``text`` gives a number, in figures or words ("2 units", "a single dose", "no transfusion").
 
