@@ -119,3 +119,18 @@ def test_east_african_french_and_dropped_g_with_an_apostrophe(question: str, rea
 )
 def test_hawaiian_pidgin_newfoundland_and_yorkshire(question: str, read: str) -> None:
     assert written_form(question)[0] == read
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("What surgery did Ada Stone have at yinz's hospital?", "What surgery did Ada Stone have at your hospital?"),
+        (
+            "what meds did they send Ada Stone hyem with? gannin to the chemist",
+            "what meds did they send Ada Stone home with? going to the chemist",
+        ),
+        ("Ada Stone still on the tabs?", "Ada Stone still smoking?"),
+    ],
+)
+def test_pittsburgh_and_geordie(question: str, read: str) -> None:
+    assert written_form(question)[0] == read

@@ -245,3 +245,34 @@ def test_a_question_whether_something_happened_is_told_from_a_plan(question: str
     from clinrag.retrieve.intent import asks_if_done
 
     assert asks_if_done(question) is done
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When's he supposed to go back and where?", "followup"),
+        (
+            "all the times Ada Stone was admitted, oldest first please, it's for the blue badge forms",
+            "admissions_summary",
+        ),
+        ("What was the matter with Ada Stone when they first got taken in?", "presentation"),
+        ("What was wrong with Ada Stone when the ambulance took her in?", "presentation"),
+    ],
+)
+def test_going_back_every_time_admitted_and_what_took_them_in(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+@pytest.mark.parametrize("word", ["passport", "consulate", "visitor"])
+def test_papers_visitors_and_flying_are_things_to_find(word: str) -> None:
+    assert is_thing(word)
+
+
+def test_a_test_named_in_a_medication_question_is_still_asked_for() -> None:
+    question = "before they gave Ada Stone the drugs after her hip operation, did they check her G6PD?"
+    assert "g6pd" in understand(question).things
+
+
+def test_it_in_an_aside_points_back_at_nothing() -> None:
+    question = "Ada Stone came home from the bowel surgery. What was she discharged on? I'm trying to get it sorted."
+    assert "bowel" not in understand(question).things

@@ -168,7 +168,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
-        r"|what(?:'s| was| is) wrong with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}(?:first )?(?:went|came|got|was brought)"
+        r"|what(?:'s| was| is) (?:wrong|the matter) with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
+        r"(?:(?:first )?(?:went|came|got(?: taken| brought)?|(?:was|were) (?:brought|taken))|took (?:him|her|them))"
         r" in\b",
         ("Chief Complaint", "History of Present Illness"),
     ),
@@ -191,7 +192,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )(?<!result )(?<!results )"  # a result
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
-        r"|see someone|what checks|checks? with (?:who|whom)\b",
+        r"|see someone|what checks|checks? with (?:who|whom)\b"
+        r"|(?:supposed|meant|due|going|has|have|needs?) to (?:go|come) back\b",
         ("Followup Instructions",),
     ),
     (r"instructions|advised|told to(?! see)|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
@@ -237,6 +239,7 @@ _SUMMARY = re.compile(
     rf"\b(?:{_OVER_TIME})\b.{{0,60}}\b(?:{_STAYS})\b|\b(?:{_STAYS})\b.{{0,40}}\b(?:{_OVER_TIME})\b"
     r"|\b(?:every|each|all(?: of)?(?: (?:his|her|their|the))?) (?:admissions?|hospital stays?|hospitali[sz]ations?)\b"
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
+    r"|\b(?:all|every one of) the times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital)\b"
     r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\bin\b(?=\s*(?:with|here|at|[,?]))"
     r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"

@@ -167,7 +167,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         things, anchors = anchors, frozenset()
     about = asked_about(read) != read
     # "I had a septoplasty - what did it show?": the thing pointed back at is asked for, not context
-    refers_back = REFERS_BACK.search(read) is not None
+    refers_back = REFERS_BACK.search(blanked(read, aside_span(read))) is not None  # not "get it sorted with the CVS"
     # "FEV1 / FEV1:FVC from his PFTs? trying to stage him for clinic": a kind cued only after the question asks
     # nothing of the things the question names
     aside = [(start, end) for start, end in aside_span(read) if _REASON.match(read[start:end])]

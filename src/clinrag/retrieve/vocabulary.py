@@ -128,11 +128,15 @@ THERAPIES: Final = frozenset({"acupuncture", "hydrotherapy", "psychotherapy"})
 context."""
 _LAB_TESTS_TEXT: Final = """
 inr pt ptt aptt hba1c a1c tsh crp esr bnp troponin lactate ferritin hgb wbc plt creatinine egfr potassium sodium
-albumin bilirubin lipase amylase d-dimer ck magnesium phosphate glucose
+albumin bilirubin lipase amylase d-dimer ck magnesium phosphate glucose g6pd b12 folate psa hcg ldh
 """
 LAB_TESTS: Final = frozenset(_LAB_TESTS_TEXT.split())
 """Laboratory tests a question may name: what to find, never context of a medication list or a social history
 ("her INR on the day of discharge?" is not answered by the discharge medications)."""
+ADMINISTRATIVE_WORDS: Final = frozenset({"passport", "visa", "consulate", "embassy", "visitor", "visitors"})
+"""Papers and visitors ("the passport number recorded", "the visitor record"): what a question may ask that a
+discharge summary seldom holds — a thing to find, however common the word. Not flying: "before flying" is mostly why
+a question is asked, not what it asks."""
 OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
 """A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
 TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split()) | THERAPIES
@@ -273,6 +277,8 @@ def is_thing(token: str) -> bool:
     if _AGE_AND_SEX.fullmatch(token):
         return False
     if token in ACRONYM_THINGS or token in TREATMENT_WORDS or token in BODY_WORDS or token in OUTCOME_WORDS:
+        return True
+    if token in ADMINISTRATIVE_WORDS:
         return True
     if looks_like_drug(token):
         return True
