@@ -99,15 +99,6 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("Pole for disturbing. Our shosho was admitted.", "Sorry for disturbing. Our grandmother was admitted."),
         ("Which medicaments must she take now?", "Which medications must she take now?"),
         ("Who's Ada Stone livin' with now?", "Who's Ada Stone living with now?"),
-    ],
-)
-def test_east_african_french_and_dropped_g_with_an_apostrophe(question: str, read: str) -> None:
-    assert written_form(question)[0] == read
-
-
-@pytest.mark.parametrize(
-    ("question", "read"),
-    [
         (
             "what kine sickness Ada Stone had dat time? da whole ohana like know",
             "what kind sickness Ada Stone had that time? the whole family like know",
@@ -115,15 +106,6 @@ def test_east_african_french_and_dropped_g_with_an_apostrophe(question: str, rea
         ("Mudder can't make head nor tail of it.", "Mudder can't make sense of it."),
         ("what was Ada Stone taking before going in b'y?", "what was Ada Stone taking before going in?"),
         ("were it t'keyhole or did they open him up?", "were it the keyhole or did they open him up?"),
-    ],
-)
-def test_hawaiian_pidgin_newfoundland_and_yorkshire(question: str, read: str) -> None:
-    assert written_form(question)[0] == read
-
-
-@pytest.mark.parametrize(
-    ("question", "read"),
-    [
         ("What surgery did Ada Stone have at yinz's hospital?", "What surgery did Ada Stone have at your hospital?"),
         (
             "what meds did they send Ada Stone hyem with? gannin to the chemist",
@@ -132,5 +114,7 @@ def test_hawaiian_pidgin_newfoundland_and_yorkshire(question: str, read: str) ->
         ("Ada Stone still on the tabs?", "Ada Stone still smoking?"),
     ],
 )
-def test_pittsburgh_and_geordie(question: str, read: str) -> None:
+def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:
+    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh and Geordie words, and a
+    dropped g marked by an apostrophe."""
     assert written_form(question)[0] == read

@@ -669,12 +669,23 @@ def asks_for_quantity(question: str) -> bool:
     return _QUANTITY_ASKED.search(question) is not None
 
 
+_PHRASE: Final = r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
+"""Up to four words after a cue: the phrase :func:`phrase_tokens` reads up to its first function word."""
 _COUNTED: Final = re.compile(
-    r"\bhow (?:many|much)\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
-    r"|\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\s+of\s+"
-    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})",
+    rf"\bhow (?:many|much)\s+{_PHRASE}"
+    rf"|\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\s+of\s+{_PHRASE}",
     re.IGNORECASE,
 )
+
+
+def _phrases_after(pattern: re.Pattern[str], question: str) -> frozenset[str]:
+    """The tokens (:func:`phrase_tokens`) of the phrase each match of ``pattern`` captures (its first group that
+    matched)."""
+    return frozenset(
+        token
+        for match in pattern.finditer(question)
+        for token in phrase_tokens(next(group for group in match.groups() if group is not None))
+    )
 
 
 def counted_things(question: str) -> frozenset[str]:
@@ -686,14 +697,12 @@ def counted_things(question: str) -> frozenset[str]:
         >>> sorted(counted_things("how many physio sessions did she get at home?"))
         ['physio', 'session']
     """
-    return frozenset(
-        token for match in _COUNTED.finditer(question) for token in phrase_tokens(match.group(1) or match.group(2))
-    )
+    return _phrases_after(_COUNTED, question)
 
 
 _CAUSE: Final = re.compile(
     r"\b(?:related to|caused by|due to|because of|linked to|(?:a )?result of|attributable to|secondary to"
-    r"|connected to|connected with)\s+(?:(?:the|his|her|their|a|an|any)\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})",
+    rf"|connected to|connected with)\s+(?:(?:the|his|her|their|a|an|any)\s+)?{_PHRASE}",
     re.IGNORECASE,
 )
 
@@ -706,7 +715,7 @@ def proposed_causes(question: str) -> frozenset[str]:
         >>> sorted(proposed_causes("Is the pneumonia at least as likely as not related to burn pit exposure?"))
         ['burn', 'exposure', 'pit']
     """
-    return frozenset(token for match in _CAUSE.finditer(question) for token in phrase_tokens(match.group(1)))
+    return _phrases_after(_CAUSE, question)
 
 
 _CONSULTED: Final = re.compile(
