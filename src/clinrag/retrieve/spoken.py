@@ -49,6 +49,13 @@ class _SpokenFile(BaseModel):
 
 
 @functools.cache
+def _spoken_file() -> _SpokenFile:
+    """``spoken_words.toml``, read and validated once."""
+    text = resources.files("clinrag.retrieve").joinpath("spoken_words.toml").read_text(encoding="utf-8")
+    return _SpokenFile.model_validate(tomllib.loads(text))
+
+
+@functools.cache
 def spoken_words() -> Mapping[str, str]:
     """Every spoken or regional word of ``spoken_words.toml`` and the standard words it stands for.
 
@@ -56,8 +63,7 @@ def spoken_words() -> Mapping[str, str]:
         >>> spoken_words()["afore"], spoken_words()["arvo"]
         ('before', 'afternoon')
     """
-    text = resources.files("clinrag.retrieve").joinpath("spoken_words.toml").read_text(encoding="utf-8")
-    groups = _SpokenFile.model_validate(tomllib.loads(text)).words
+    groups = _spoken_file().words
     table = {word.lower(): meaning for group in groups.values() for word, meaning in group.items()}
     return MappingProxyType(table)
 
@@ -66,8 +72,7 @@ def spoken_words() -> Mapping[str, str]:
 def _particles() -> re.Pattern[str]:
     """The file's particles of politeness or emphasis, in lower case, where they close a clause ("how many times
     po?", "can or not lah."): read as nothing. "PO" in capitals (by mouth) and "po" before a word are left."""
-    text = resources.files("clinrag.retrieve").joinpath("spoken_words.toml").read_text(encoding="utf-8")
-    words = _SpokenFile.model_validate(tomllib.loads(text)).particles
+    words = _spoken_file().particles
     return re.compile(rf"[ \t]+({'|'.join(map(re.escape, words))})(?=[ \t]*(?:[,.?!;:]|$))")
 
 
