@@ -54,6 +54,14 @@ CHUNKS = (
     _stay(3, "Cy Moss", 32, 2015, "Discharge Diagnosis", "Primary:\ncommunity-acquired pneumonia"),
     _stay(3, "Cy Moss", 33, 2018, "Chief Complaint", "chest pain"),
     _stay(3, "Cy Moss", 33, 2018, "Medications on Admission", "Aspirin 81 mg PO DAILY"),
+    _stay(
+        3,
+        "Cy Moss",
+        33,
+        2018,
+        "Brief Hospital Course",
+        "Complications recorded during the chest pain admission were reviewed; not in distress at discharge.",
+    ),
 )
 
 
@@ -178,3 +186,19 @@ def test_no_known_allergies_is_contradicted_by_a_listed_allergy() -> None:
     allergy = note_chunk(1, ADA, "Allergies", "Lisinopril (angioedema)")
     assert contradicted("Ada Stone has no known allergies.", [allergy])
     assert not contradicted("Ada Stone is allergic to lisinopril.", [allergy])
+
+
+def test_a_model_sentence_stating_an_absence_rests_on_a_line_that_states_it(retriever: Retriever) -> None:
+    from tests.generate.test_answerer import ScriptedGenerator
+
+    chosen = AnswerSettings.model_validate({"generator": "openai", "model_fallback": False})
+    silent = "Were any complications recorded during Cy Moss's chest pain admission?"
+    cited = [source.number for source in Answerer(retriever, chosen).answer(silent).sources]
+    marks = "".join(f"[{n}]" for n in cited)
+    # the course line shares the sentence's words and a negation, but states no absence of complications
+    unfounded = ScriptedGenerator(f"No complications were recorded during the chest pain admission {marks}.")
+    answer = Answerer(retriever, chosen, unfounded).answer(silent)
+    assert answer.abstained
+    stated = "Did Bo Lind have any complications after his cholecystectomy?"
+    founded = ScriptedGenerator("He had no complications after the cholecystectomy [1][2].")
+    assert not Answerer(retriever, chosen, founded).answer(stated).abstained

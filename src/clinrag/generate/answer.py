@@ -35,7 +35,7 @@ from clinrag.generate.citations import (
     unfounded_things,
     verify,
 )
-from clinrag.generate.contradiction import contradicted, stay_of
+from clinrag.generate.contradiction import contradicted, stay_of, unfounded_absence
 from clinrag.generate.extractive import (
     SUMMARY_SECTIONS,
     extract_answer,
@@ -632,8 +632,9 @@ def _rare_things(written: frozenset[str], understanding: QueryUnderstanding) -> 
 
 
 def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verification:
-    """``checked`` with every supported sentence that a retrieved passage of the same admission contradicts set
-    unsupported (:func:`clinrag.generate.contradiction.contradicted`): it is not given as a fact."""
+    """``checked`` with every supported sentence that a retrieved passage of the same admission contradicts
+    (:func:`clinrag.generate.contradiction.contradicted`), or that states an absence no passage it cites states
+    (:func:`clinrag.generate.contradiction.unfounded_absence`), set unsupported: it is not given as a fact."""
     stays: dict[tuple[int | None, int | str | None], list[Chunk]] = {}
     for source in sources:
         stays.setdefault(stay_of(source.chunk), []).append(source.chunk)
@@ -641,7 +642,10 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
     for sentence in checked.sentences:
         cited = {stay_of(sources[n - 1].chunk) for n in sentence.citations if 0 < n <= len(sources)}
         same_stay = [chunk for stay in cited for chunk in stays[stay]]
-        refuted = sentence.supported and contradicted(sentence.text, same_stay)
+        cited_chunks = [sources[n - 1].chunk for n in sentence.citations if 0 < n <= len(sources)]
+        refuted = sentence.supported and (
+            contradicted(sentence.text, same_stay) or unfounded_absence(sentence.text, cited_chunks)
+        )
         sentences.append(sentence.model_copy(update={"supported": False}) if refuted else sentence)
     refuted_count = sum(
         old.supported and not new.supported for old, new in zip(checked.sentences, sentences, strict=True)

@@ -9,6 +9,9 @@ Two contradictions are recognised, the ones a reader of a discharge summary meet
 - a statement of no allergies ("No Known Allergies", "NKDA", "no allergies") while a passage of the same stay lists
   an allergy.
 
+A statement of such an absence is kept only when a passage it cites states the absence itself: silence in the
+retrieved lines is no record that nothing happened.
+
 Example:
     >>> from clinrag.evaluate.adversarial import note_chunk
     >>> course = note_chunk(1, "Ada Stone", "Brief Hospital Course", "Course complicated by new AF on POD 2.")
@@ -100,6 +103,25 @@ def contradicted(sentence: str, same_stay: Sequence[Chunk]) -> bool:
         )
     if _no_allergy(sentence):
         return any(_lists_allergy(chunk) for chunk in same_stay)
+    return False
+
+
+def unfounded_absence(sentence: str, cited: Sequence[Chunk]) -> bool:
+    """Whether ``sentence`` states an absence (no complication, no allergy) that none of the passages it ``cited``
+    states itself: "No complications were recorded" rests on a line that says so, not on silence.
+
+    Example:
+        >>> from clinrag.evaluate.adversarial import note_chunk
+        >>> social = note_chunk(1, "Ada Stone", "Social History", "Prior withdrawal without seizures.")
+        >>> unfounded_absence("No complications were recorded.", [social])
+        True
+        >>> course = note_chunk(1, "Ada Stone", "Brief Hospital Course", "Recovery was uncomplicated.")
+        >>> unfounded_absence("No complications were recorded.", [course])
+        False
+    """
+    for states_absence in (denies_complication, _no_allergy):
+        if states_absence(sentence):
+            return not any(states_absence(sanitize_source(chunk.text).text) for chunk in cited)
     return False
 
 

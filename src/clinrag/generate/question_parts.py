@@ -5,12 +5,17 @@ to those questions joined into one answer with one numbering of sources.
 asks for a diagnosis and for discharge medications: answered as one question, its reading settles on one kind and
 the other part goes unanswered. Each clause that opens as a question and cues its own kind of fact becomes a part;
 a part that does not name the patient is asked with the patient's name after it, so every part is resolved to the
-same patient by the same registry as the whole question (no part is ever asked about nobody in particular).
+same patient by the same registry as the whole question (no part is ever asked about nobody in particular). In a
+question that marks what it asks with "?", a clause of a sentence ending with a full stop is said, not asked
+(:func:`clinrag.retrieve.intent.in_a_question`): "…, was admitted in April 2020 for alcohol withdrawal. Were any
+complications recorded during that admission?" is one question, about the April stay.
 
 Example:
     >>> question_parts("Ada Stone - what was the final diagnosis, and which BP drugs was she sent home on?")
     ('Ada Stone - what was the final diagnosis', 'which BP drugs was she sent home on? (Ada Stone)')
     >>> question_parts("What was Ada Stone's diagnosis?")
+    ()
+    >>> question_parts("Ada Stone, a teacher, was admitted for alcohol withdrawal. Any complications that stay?")
     ()
 """
 
@@ -19,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from clinrag.retrieve.intent import INTERROGATIVE, clause_spans, kind_candidates
+from clinrag.retrieve.intent import INTERROGATIVE, clause_spans, in_a_question, kind_candidates
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.types import Answer, AnswerSentence, Source
 
@@ -38,7 +43,8 @@ def question_parts(question: str) -> tuple[str, ...]:
     for begin, end in clause_spans(question):
         clause = question[begin:end]
         cued = kind_candidates(clause)
-        if INTERROGATIVE.match(clause) and cued and cued[0] not in kinds:
+        asked = "?" not in question or in_a_question(question, end)  # no mark at all: any sentence may ask
+        if INTERROGATIVE.match(clause) and asked and cued and cued[0] not in kinds:
             starts.append(begin)
             kinds.add(cued[0])
     if len(starts) < 2:

@@ -21,7 +21,15 @@ from typing import Final, NamedTuple
 
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.classes import ClinicalClass, class_words, vocabulary
-from clinrag.retrieve.intent import INTERROGATIVE, REFERS_BACK, anchor_spans, aside_span, clause_spans, cue_spans
+from clinrag.retrieve.intent import (
+    INTERROGATIVE,
+    REFERS_BACK,
+    anchor_spans,
+    aside_span,
+    clause_spans,
+    cue_spans,
+    in_a_question,
+)
 from clinrag.retrieve.query import SECTION_KINDS, QueryUnderstanding, blanked, examination_qualifiers
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.vocabulary import is_drug_name
@@ -198,7 +206,7 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     others = [(begin, end) for begin, end in clauses if end <= bare[0]]
     return not any(
         INTERROGATIVE.match(question[begin:end])
-        and _in_a_question(question, end)
+        and in_a_question(question, end)
         and set(tokenize(question[begin:end])) & things
         for begin, end in others
     )
@@ -224,22 +232,10 @@ def _asking_clause(kept: str, things: frozenset[str]) -> tuple[int, int] | None:
     if len(naming) < 2:
         return None
     asking = next(
-        ((begin, end) for begin, end in naming if INTERROGATIVE.match(kept[begin:end]) and _in_a_question(kept, end)),
+        ((begin, end) for begin, end in naming if INTERROGATIVE.match(kept[begin:end]) and in_a_question(kept, end)),
         None,
     )
     return asking if asking is not None and asking != naming[0] else None
-
-
-def _in_a_question(question: str, end: int) -> bool:
-    """Whether the sentence holding the clause that ends at ``end`` is a question: it ends with a question mark, or
-    the text ends without a full stop ("… I want to know what the surgeons did to her spine." is a statement).
-
-    Example:
-        >>> _in_a_question("I want to know what they did. Which procedure?", 12)
-        False
-    """
-    stop = re.search(r"[.?!](?=\s|$)", question[end:])
-    return stop is None or stop.group() == "?"
 
 
 def asked_attributes(question: str, understanding: QueryUnderstanding, names: Iterable[str] = ()) -> frozenset[str]:

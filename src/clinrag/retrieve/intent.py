@@ -536,7 +536,9 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     asking = [
         (begin, end)
         for begin, end in clause_spans(question)
-        if INTERROGATIVE.match(question[begin:end]) and not _TIME_CLAUSE.match(question[begin:end])
+        if INTERROGATIVE.match(question[begin:end])
+        and not _TIME_CLAUSE.match(question[begin:end])
+        and ("?" not in question or in_a_question(question, end))
     ]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
@@ -601,6 +603,18 @@ def clause_spans(question: str) -> list[tuple[int, int]]:
         start = match.end()
     clauses.append((start, len(question)))
     return [(begin, end) for begin, end in clauses if question[begin:end].strip()]
+
+
+def in_a_question(question: str, end: int) -> bool:
+    """Whether the sentence holding the clause that ends at ``end`` is a question: it ends with a question mark, or
+    the text ends without a full stop ("… I want to know what the surgeons did to her spine." is a statement).
+
+    Example:
+        >>> in_a_question("I want to know what they did. Which procedure?", 12)
+        False
+    """
+    stop = re.search(r"[.?!](?=\s|$)", question[end:])
+    return stop is None or stop.group() == "?"
 
 
 def _compound_gap(gap: str) -> bool:
