@@ -112,9 +112,13 @@ def test_a_particle_names_no_thing_to_find() -> None:
             "what meds did they send Ada Stone home with? going to the chemist",
         ),
         ("Ada Stone still on the tabs?", "Ada Stone still smoking?"),
+        (
+            "what tablets was me arl fella Ada Stone taking before the ozzy? he got took in Monday",
+            "what tablets was me old fella Ada Stone taking before the hospital? he got taken in Monday",
+        ),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:
-    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh and Geordie words, and a
-    dropped g marked by an apostrophe."""
+    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh, Geordie and Scouse words,
+    and a dropped g marked by an apostrophe."""
     assert written_form(question)[0] == read

@@ -204,6 +204,9 @@ def test_a_cause_the_question_proposes_is_found() -> None:
         ("Her family wanted the cord to take home and bury. Was it given to them when she left?", None),
         ("Ada Stone's take home meds?", "discharge_medications"),
         ("What medications was Ada Stone on before her knee replacement?", "admission_medications"),
+        ("What was up with Ada Stone when they first got taken in?", "presentation"),
+        ("When and where must Ada Stone come for the control visit after the hospital?", "followup"),
+        ("what did the hospital put down for Ada Stone and the ale?", "social"),
     ],
 )
 def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None:
@@ -276,3 +279,13 @@ def test_a_test_named_in_a_medication_question_is_still_asked_for() -> None:
 def test_it_in_an_aside_points_back_at_nothing() -> None:
     question = "Ada Stone came home from the bowel surgery. What was she discharged on? I'm trying to get it sorted."
     assert "bowel" not in understand(question).things
+
+
+def test_a_clause_said_before_the_question_asks_for_nothing() -> None:
+    """ "X, an Australian citizen, was admitted … for alcohol withdrawal. Were any complications recorded during that
+    admission?" asks for the complication, not the social history the statement's "alcohol" cues."""
+    question = (
+        "Ada Stone, an Australian citizen, was admitted in April 2020 for alcohol withdrawal. Were any complications "
+        "recorded during that admission?"
+    )
+    assert fact_kind(question) == "complication"

@@ -134,7 +134,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"smok\w*|tobacco|cigar(?:ette|et)s?|ciggies|durr(?:y|ies)|fags|vap(?:e|es|ing)|drink\w*|alcohol|etoh|grog|booze"
-        r"|bevv(?:y|ies)|recreational drugs|substance use"
+        r"|bevv(?:y|ies)|(?<=the )ale\b|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
         r"|(?:who(?:'s| is| was)?|whom)\b[^?.]{0,30}\bstay(?:s|ing)? with|stay(?:s|ing)? with (?:who|whom)\b"
@@ -168,7 +168,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
-        r"|what(?:'s| was| is) (?:wrong|the matter) with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|got(?: taken| brought)?|(?:was|were) (?:brought|taken))|took (?:him|her|them))"
         r" in\b",
         ("Chief Complaint", "History of Present Illness"),
@@ -191,7 +191,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:to )?see after (?:leaving|discharge|going home)|who (?:is|does|should) .{0,40}\bsee\b"
         r"|(?<!\bat the )clinic|go back to|(?<!what's )(?<!what has )(?<!result )(?<!results )"  # a result
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
-        r"|return visit|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
+        r"|(?:return|control) visits?|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
         r"|see someone|what checks|checks? with (?:who|whom)\b"
         r"|(?:supposed|meant|due|going|has|have|needs?) to (?:go|come) back\b",
         ("Followup Instructions",),
