@@ -289,3 +289,19 @@ def test_a_clause_said_before_the_question_asks_for_nothing() -> None:
         "recorded during that admission?"
     )
     assert fact_kind(question) == "complication"
+
+
+@pytest.mark.parametrize(
+    ("question", "volume"),
+    [
+        ("How many of them hamstring repair jobs does the hospital do in a year?", True),
+        ("How many knee replacements do your surgeons do per year?", True),
+        ("How many times a day does Ada Stone take metoprolol?", False),
+        ("How many units does Ada Stone drink a week?", False),
+        ("How many times has Ada Stone been admitted in the last year?", False),
+    ],
+)
+def test_how_many_a_hospital_does_is_no_question_for_one_record(question: str, volume: bool) -> None:
+    from clinrag.retrieve.intent import asks_for_volume
+
+    assert asks_for_volume(question) is volume

@@ -67,6 +67,7 @@ from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
     asks_for_quantity,
+    asks_for_volume,
     asks_if_done,
     consulted_roles,
     counted_things,
@@ -250,6 +251,9 @@ class Answerer:
         named = names + [name for name in given if name and name.lower() in cleaned.lower()]
         if understanding.about_patients and asks_for_quantity(cleaned):  # "how many patients did you admit …?"
             reason = "A count over patients is not read from single records; ask it as a question about the cohort."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if asks_for_volume(cleaned):  # "how many hip replacements does your unit do a year?"
+            reason = "How many of something a hospital does is not read from one patient's records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."

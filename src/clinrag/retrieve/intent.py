@@ -683,6 +683,28 @@ def asks_for_quantity(question: str) -> bool:
     return _QUANTITY_ASKED.search(question) is not None
 
 
+def asks_for_volume(question: str) -> bool:
+    """Whether ``question`` asks how many of something a hospital or its team does in a span of time ("how many of
+    them hamstring repairs does the hospital do in a year?"): a figure about the hospital's activity, which no one
+    patient's record holds.
+
+    Example:
+        >>> asks_for_volume("How many hip replacements does your unit do a year?")
+        True
+        >>> asks_for_volume("How many cigarettes does she smoke a week?")
+        False
+    """
+    return _VOLUME_ASKED.search(question) is not None
+
+
+_VOLUME_ASKED: Final = re.compile(
+    r"\bhow many\b[^?.]{0,60}?\b(?:do|does|did)\s+(?:the |your |you |this )?"
+    r"(?:hospital|unit|team|department|ward|surgeons?|you|they|y'all|youse)\s+"
+    r"(?:\w+\s+){0,2}?(?:a|per|each|every|in (?:a|the last|one)|last) (?:year|month|week)\b",
+    re.IGNORECASE,
+)
+
+
 _PHRASE: Final = r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
 """Up to four words after a cue: the phrase :func:`phrase_tokens` reads up to its first function word."""
 _COUNTED: Final = re.compile(
