@@ -42,6 +42,11 @@ def test_a_sentence_without_citation_is_unsupported() -> None:
     assert found.supported == ()
 
 
+def test_a_question_repeated_back_claims_nothing() -> None:
+    found = verify("Does patient 7 take apixaban 5 mg PO BID? [1] Patient 7 takes apixaban 5 mg PO BID [1].", SOURCES)
+    assert [s.supported for s in found.sentences] == [False, True]
+
+
 def test_a_paraphrase_is_supported_with_the_embedder() -> None:
     sentence = "She is married and has never used tobacco [2]."
     lexical_only = verify(sentence, SOURCES, threshold=0.5)

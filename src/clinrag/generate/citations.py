@@ -29,6 +29,7 @@ from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
 from clinrag.ingest import sentences as note_sentences
 from clinrag.retrieve.classes import mentioned
+from clinrag.retrieve.intent import INTERROGATIVE
 from clinrag.retrieve.vocabulary import is_thing
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.types import AnswerSentence
@@ -146,7 +147,8 @@ def verify(
 
     ``headers`` (number → provenance line) count as evidence too — a claim naming the wrong patient fails — but a
     sentence that only restates a header says nothing the source says, and is not supported. Neither is a
-    negated sentence citing a source with no negation in it ("not allergic" against "Allergies: Lisinopril").
+    negated sentence citing a source with no negation in it ("not allergic" against "Allergies: Lisinopril"), nor
+    a question ("Is he allergic to anything? [1]": a model that repeats the question claims nothing).
     """
     headers = headers or {}
     header_words = {word for header in headers.values() for word in tokenize(header)}
@@ -170,9 +172,19 @@ def verify(
             lexical = lexical_support(text, body, ignored=set(tokenize(header)))
             best = max(best, lexical, semantic.get((index, number), 0.0))
         evidence = [headers.get(number, "") + "\n" + sources[number] for number in numbers]
-        supported = best >= threshold and not unfounded_things(text, evidence)
+        supported = best >= threshold and not unfounded_things(text, evidence) and not _asks(text)
         verified.append(AnswerSentence(text=text, citations=numbers, support=round(best, 4), supported=supported))
     return Verification(tuple(verified), invalid)
+
+
+def _asks(text: str) -> bool:
+    """Whether ``text`` is a question: it opens with a question word and ends with "?" (a note's "?PE" is none).
+
+    Example:
+        >>> _asks("Is he allergic to anything?"), _asks("CXR: ?infiltrate"), _asks("Allergies: penicillin")
+        (True, False, False)
+    """
+    return text.rstrip().endswith("?") and INTERROGATIVE.match(text) is not None
 
 
 def unfounded_things(sentence: str, evidence: Sequence[str]) -> frozenset[str]:
