@@ -644,11 +644,10 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
         stays.setdefault(stay_of(source.chunk), []).append(source.chunk)
     sentences = []
     for sentence in checked.sentences:
-        cited = {stay_of(sources[n - 1].chunk) for n in sentence.citations if 0 < n <= len(sources)}
-        same_stay = [chunk for stay in cited for chunk in stays[stay]]
-        cited_chunks = [sources[n - 1].chunk for n in sentence.citations if 0 < n <= len(sources)]
+        cited = [sources[n - 1].chunk for n in sentence.citations if 0 < n <= len(sources)]
+        same_stay = [chunk for stay in {stay_of(chunk) for chunk in cited} for chunk in stays[stay]]
         refuted = sentence.supported and (
-            contradicted(sentence.text, same_stay) or unfounded_absence(sentence.text, cited_chunks)
+            contradicted(sentence.text, same_stay) or unfounded_absence(sentence.text, cited)
         )
         sentences.append(sentence.model_copy(update={"supported": False}) if refuted else sentence)
     refuted_count = sum(
