@@ -116,9 +116,20 @@ def test_a_particle_names_no_thing_to_find() -> None:
             "what tablets was me arl fella Ada Stone taking before the ozzy? he got took in Monday",
             "what tablets was me old fella Ada Stone taking before the hospital? he got taken in Monday",
         ),
+        ("Yow lot asked me mom and she cor remember summat", "You lot asked me mom and she can't remember something"),
+        (
+            "Our Hausarzt has nothing in the Entlassbrief. Hausarzt asks.",
+            "Our family doctor has nothing in the discharge letter. Family doctor asks.",
+        ),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:
-    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh, Geordie and Scouse words,
-    and a dropped g marked by an apostrophe."""
+    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh, Geordie, Scouse and Black
+    Country words, German nouns as German capitalises them, and a dropped g marked by an apostrophe."""
     assert written_form(question)[0] == read
+
+
+def test_a_capitalised_word_the_file_does_not_write_capitalised_is_left() -> None:
+    """Only the German nouns the file writes with a capital are read mid-sentence; a capitalised "Yow" or "Summat"
+    mid-sentence may be a name."""
+    assert written_form("Ask Summat Stone about it.")[0] == "Ask Summat Stone about it."

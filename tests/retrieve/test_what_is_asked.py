@@ -207,6 +207,10 @@ def test_a_cause_the_question_proposes_is_found() -> None:
         ("What was up with Ada Stone when they first got taken in?", "presentation"),
         ("When and where must Ada Stone come for the control visit after the hospital?", "followup"),
         ("what did the hospital put down for Ada Stone and the ale?", "social"),
+        ("ada stone - what tablets they come out on?", "discharge_medications"),
+        ("Ada Stone had something done under the anaesthetic - what was it called?", "procedure"),
+        ("amy brown's been in and out like a yo-yo - what dates was they in? first one first", "admissions_summary"),
+        ("Stone, Ada: admit history w/ dates (oldest -> newest)", "admissions_summary"),
     ],
 )
 def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None:
@@ -305,3 +309,13 @@ def test_how_many_a_hospital_does_is_no_question_for_one_record(question: str, v
     from clinrag.retrieve.intent import asks_for_volume
 
     assert asks_for_volume(question) is volume
+
+
+def test_the_anaesthetic_a_procedure_was_done_under_is_no_thing_to_find() -> None:
+    assert "anaesthetic" not in understand("Ada Stone had something done under the anaesthetic - what was it?").things
+
+
+def test_gastroscopy_is_the_egd_a_note_records() -> None:
+    from clinrag.retrieve.classes import member_words
+
+    assert {"egd", "esophagogastroduodenoscopy"} <= set(member_words("gastroscopy"))

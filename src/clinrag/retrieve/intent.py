@@ -47,6 +47,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
         r"|(?:sent|send|went|go|going|gone) (?:\w+ ){0,3}?(?:home|out) (?:on|with|taking)"
+        rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
@@ -115,6 +116,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"operat\w*|surg(?!eons?\b)\w*|procedures?|underwent|undergo|performed|intervention"
         r"|taken to (?:the )?(?:or|theat(?:re|er))|status post"
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
+        r"(?: under (?:the |a )?(?:general |local )?an(?:a)?esthetic)?"
         r"|what (?:\w+ly )?did (?:they|the \w+|ortho\w*|gyn\w*|urolog\w*|cardio\w*|vascular|neuro\w*|plastics)"
         r" (?:\w+ly )?do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
@@ -241,7 +243,8 @@ _SUMMARY = re.compile(
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
     r"|\b(?:all|every one of) the times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital)\b"
     r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\bin\b(?=\s*(?:with|here|at|[,?]))"
-    r"|\badmission history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\b(?:admission|admit) history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
+    r"|\b(?:which|what) dates?\b.{0,20}\b(?:was|were) (?:he|she|they) in\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
     r"|\badmission dates\b|\bdates?\b.{0,40}\b(?:admit+ed|hospitali[sz]ed)\b"

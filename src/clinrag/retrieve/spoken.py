@@ -69,6 +69,13 @@ def spoken_words() -> Mapping[str, str]:
 
 
 @functools.cache
+def _capitalised() -> frozenset[str]:
+    """The words the file writes with a capital ("Hausarzt"): German nouns, read as written mid-sentence too; no
+    other capitalised word is touched (it may be a name)."""
+    return frozenset(word for group in _spoken_file().words.values() for word in group if word[:1].isupper())
+
+
+@functools.cache
 def _particles() -> re.Pattern[str]:
     """The file's particles of politeness or emphasis, in lower case, where they close a clause ("how many times
     po?", "can or not lah."): read as nothing. "PO" in capitals (by mouth) and "po" before a word are left."""
@@ -107,7 +114,8 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         written = match.group(0)
         before = text[: match.start()].rstrip(" \t\n\"'“(")
         opening = not before or before.endswith((".", "?", "!"))  # a sentence's first word is capitalised anyway
-        if not (written.islower() or (opening and written[:1].isupper() and written[1:].islower())):
+        capital_allowed = (opening and written[:1].isupper() and written[1:].islower()) or written in _capitalised()
+        if not (written.islower() or capital_allowed):
             return written  # a capital mid-sentence: maybe a name
         lowered = " ".join(written.lower().replace("’", "'").split())
         standard = table.get(lowered) or _by_rule(lowered.rstrip("'"))  # "livin'": the g the apostrophe marks
@@ -116,7 +124,10 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         if standard is None:
             return written
         found.append((written, standard))
-        return standard.capitalize() if written[0].isupper() else standard
+        capitalised = written[0].isupper() and (
+            opening or written not in _capitalised()
+        )  # "our Hausarzt": "our family doctor"
+        return standard.capitalize() if capitalised else standard
 
     def drop(match: re.Match[str]) -> str:
         found.append((match.group(1), ""))

@@ -49,7 +49,8 @@ TITLE_FUNCTION_DF: Final = 2000
 _KIND_WORDS_TEXT = """
     what which who whom whose when where why how does did do was were is are be been has have had any anything
     anyone everyone everybody all patient patients person people list show tell give find name named see
-    dose doses take takes taking taken took get got go went gone come came leave left sent send home hospital
+    dose doses dosage dosages take takes taking taken took get got go went gone come came leave left sent send
+    home hospital
     stay stays admission admissions admitted admit discharge discharged inpatient ward during while before after
     end start kind type sort about also other else still ever currently recent latest last first time times day
     days year years month months history background long term problem problems issue issues condition conditions
