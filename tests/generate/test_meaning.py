@@ -202,3 +202,18 @@ def test_a_model_sentence_stating_an_absence_rests_on_a_line_that_states_it(retr
     stated = "Did Bo Lind have any complications after his cholecystectomy?"
     founded = ScriptedGenerator("He had no complications after the cholecystectomy [1][2].")
     assert not Answerer(retriever, chosen, founded).answer(stated).abstained
+
+
+def test_a_model_draft_mostly_unsupported_is_replaced_by_the_lines_that_answer(retriever: Retriever) -> None:
+    from tests.generate.test_answerer import ScriptedGenerator
+
+    chosen = AnswerSettings.model_validate({"generator": "openai"})  # model_fallback on: the default
+    question = "What complication did Ada Stone have after her coronary artery bypass?"
+    draft = (
+        "Course complicated by new atrial fibrillation on POD 2 [1][2]. A pacemaker was implanted on day 4 [1]. "
+        "She needed dialysis for kidney failure [2]."
+    )
+    answer = Answerer(retriever, chosen, ScriptedGenerator(draft)).answer(question)
+    assert (answer.generator, answer.fallback_from) == ("extractive", "scripted")
+    assert "atrial fibrillation" in answer.text
+    assert "pacemaker" not in answer.text

@@ -326,9 +326,10 @@ class Answerer:
 
         checked = Verification((), 0) if declined else checked_of(draft)
         fallback_from: str | None = None
-        if self.generator is not None and self.settings.model_fallback and not _answers(checked):
-            # The model declined or said nothing its sources support: the lines that answer, quoted, are better
-            # than an abstention — and the answer says that the model's draft was replaced.
+        if self.generator is not None and self.settings.model_fallback and not _mostly_supported(checked):
+            # The model declined, or its sources support less than half of what it said: the lines that answer,
+            # quoted, are better than an abstention or a draft mostly unfounded — and the answer says that the
+            # model's draft was replaced.
             quoted = extract_answer(understanding, [s for s in sources if s.number in texts], names=names)
             replacement = checked_of(quoted) if quoted else Verification((), 0)
             if _answers(replacement):
@@ -659,6 +660,12 @@ def _uncontradicted(checked: Verification, sources: Sequence[Source]) -> Verific
 def _answers(checked: Verification) -> bool:
     """Whether a verified draft keeps a supported sentence."""
     return any(sentence.supported for sentence in checked.sentences)
+
+
+def _mostly_supported(checked: Verification) -> bool:
+    """Whether a verified draft keeps a supported sentence and its sources support at least half of its sentences."""
+    supported = sum(sentence.supported for sentence in checked.sentences)
+    return supported > 0 and 2 * supported >= len(checked.sentences)
 
 
 def _focused_first(
