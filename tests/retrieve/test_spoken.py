@@ -117,6 +117,7 @@ def test_a_particle_names_no_thing_to_find() -> None:
             "what tablets was me old fella Ada Stone taking before the hospital? he got taken in Monday",
         ),
         ("Yow lot asked me mom and she cor remember summat", "You lot asked me mom and she can't remember something"),
+        ("eish, my tannie and my athai", "oh, my aunt and my aunt"),
         (
             "Our Hausarzt has nothing in the Entlassbrief. Hausarzt asks.",
             "Our family doctor has nothing in the discharge letter. Family doctor asks.",
@@ -124,8 +125,9 @@ def test_a_particle_names_no_thing_to_find() -> None:
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:
-    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh, Geordie, Scouse and Black
-    Country words, German nouns as German capitalises them, and a dropped g marked by an apostrophe."""
+    """East African, French-English, Hawaiian Pidgin, Newfoundland, Yorkshire, Pittsburgh, Geordie, Scouse, Black
+    Country, South African and Indian words, German nouns as German capitalises them, and a dropped g marked by an
+    apostrophe."""
     assert written_form(question)[0] == read
 
 

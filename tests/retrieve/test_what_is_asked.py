@@ -211,6 +211,8 @@ def test_a_cause_the_question_proposes_is_found() -> None:
         ("Ada Stone had something done under the anaesthetic - what was it called?", "procedure"),
         ("amy brown's been in and out like a yo-yo - what dates was they in? first one first", "admissions_summary"),
         ("Stone, Ada: admit history w/ dates (oldest -> newest)", "admissions_summary"),
+        ("When must my niece Ada Stone go back after having the baby, and where?", "followup"),
+        ("Review date and department for Ada Stone after discharge? Please mention.", "followup"),
     ],
 )
 def test_more_ways_of_asking_for_a_kind(question: str, kind: str | None) -> None:

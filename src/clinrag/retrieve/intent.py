@@ -195,7 +195,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|(?:return|control) visits?|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
         r"|see someone|what checks|checks? with (?:who|whom)\b"
-        r"|(?:supposed|meant|due|going|has|have|needs?) to (?:go|come) back\b",
+        r"|(?:supposed|meant|due|going|has|have|needs?) to (?:go|come) back\b"
+        r"|\bmust\b[^?.]{0,40}\b(?:go|come) back\b|\breview (?:date|appointment)s?\b",
         ("Followup Instructions",),
     ),
     (r"instructions|advised|told to(?! see)|should (?:avoid|do|watch)|return precautions", ("Discharge Instructions",)),
