@@ -124,9 +124,8 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         if standard is None:
             return written
         found.append((written, standard))
-        capitalised = written[0].isupper() and (
-            opening or written not in _capitalised()
-        )  # "our Hausarzt": "our family doctor"
+        # a German noun mid-sentence stays lower case in English: "our Hausarzt" is "our family doctor"
+        capitalised = written[0].isupper() and (opening or written not in _capitalised())
         return standard.capitalize() if capitalised else standard
 
     def drop(match: re.Match[str]) -> str:
