@@ -7,7 +7,7 @@ the other part goes unanswered. Each clause that opens as a question and cues it
 a part that does not name the patient is asked with the patient's name after it, so every part is resolved to the
 same patient by the same registry as the whole question (no part is ever asked about nobody in particular). In a
 question that marks what it asks with "?", a clause of a sentence ending with a full stop is said, not asked
-(:func:`clinrag.retrieve.intent.in_a_question`): "…, was admitted in April 2020 for alcohol withdrawal. Were any
+(:func:`clinrag.retrieve.intent.may_ask`): "…, was admitted in April 2020 for alcohol withdrawal. Were any
 complications recorded during that admission?" is one question, about the April stay.
 
 Example:
@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from clinrag.retrieve.intent import INTERROGATIVE, clause_spans, in_a_question, kind_candidates
+from clinrag.retrieve.intent import INTERROGATIVE, clause_spans, kind_candidates, may_ask
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.types import Answer, AnswerSentence, Source
 
@@ -43,8 +43,7 @@ def question_parts(question: str) -> tuple[str, ...]:
     for begin, end in clause_spans(question):
         clause = question[begin:end]
         cued = kind_candidates(clause)
-        asked = "?" not in question or in_a_question(question, end)  # no mark at all: any sentence may ask
-        if INTERROGATIVE.match(clause) and asked and cued and cued[0] not in kinds:
+        if INTERROGATIVE.match(clause) and may_ask(question, end) and cued and cued[0] not in kinds:
             starts.append(begin)
             kinds.add(cued[0])
     if len(starts) < 2:

@@ -542,7 +542,7 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         for begin, end in clause_spans(question)
         if INTERROGATIVE.match(question[begin:end])
         and not _TIME_CLAUSE.match(question[begin:end])
-        and ("?" not in question or in_a_question(question, end))
+        and may_ask(question, end)
     ]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
@@ -619,6 +619,18 @@ def in_a_question(question: str, end: int) -> bool:
     """
     stop = re.search(r"[.?!](?=\s|$)", question[end:])
     return stop is None or stop.group() == "?"
+
+
+def may_ask(question: str, end: int) -> bool:
+    """Whether the clause ending at ``end`` may be what ``question`` asks: the question marks nothing with "?" (any
+    sentence may ask), or the clause's sentence is a question (:func:`in_a_question`).
+
+    Example:
+        >>> q = "Ada was admitted for withdrawal. Any complications?"
+        >>> may_ask(q, q.index(" for")), may_ask("Ada was admitted. list her meds", 16)
+        (False, True)
+    """
+    return "?" not in question or in_a_question(question, end)
 
 
 def _compound_gap(gap: str) -> bool:
