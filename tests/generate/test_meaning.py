@@ -217,3 +217,13 @@ def test_a_model_draft_mostly_unsupported_is_replaced_by_the_lines_that_answer(r
     assert (answer.generator, answer.fallback_from) == ("extractive", "scripted")
     assert "atrial fibrillation" in answer.text
     assert "pacemaker" not in answer.text
+
+
+def test_what_a_stay_cost_or_a_chaplain_gave_is_not_answered_from_the_stays_lines(retriever: Retriever) -> None:
+    """A bill and a visitor no record names are said to be missing, not answered with whatever the stay's lines say."""
+    for question in (
+        "How much was the TV rental by the bed when Ada Stone was in? She says they charged her for the whole week.",
+        "Did Ada Stone receive Holy Communion from the hospital chaplain during her admission?",
+    ):
+        answer = Answerer(retriever, AnswerSettings()).answer(question)
+        assert answer.abstained, question

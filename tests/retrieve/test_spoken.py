@@ -118,6 +118,11 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ),
         ("Yow lot asked me mom and she cor remember summat", "You lot asked me mom and she can't remember something"),
         ("eish, my tannie and my athai", "oh, my aunt and my aunt"),
+        ("Oy vey, my tante is farklempt", "Oh dear, my aunt is upset"),
+        (
+            "every time mi abuelita was in, first one first porfa",
+            "every time mi grandmother was in, first one first please",
+        ),
         (
             "Our Hausarzt has nothing in the Entlassbrief. Hausarzt asks.",
             "Our family doctor has nothing in the discharge letter. Family doctor asks.",

@@ -232,6 +232,8 @@ def test_keyhole_is_read_as_laparoscopic() -> None:
         ),
         ("was Ada Stone seen by the dietitian?", {"dietitian"}),
         ("What did the surgeon do for Ada Stone?", set()),
+        ("when Ada Stone was in, did the rabbi from the shul come to visit?", {"rabbi"}),
+        ("did Ada Stone receive Holy Communion from the hospital chaplain?", {"hospital", "chaplain"}),
     ],
 )
 def test_a_role_the_patient_was_seen_by_is_found(question: str, roles: set[str]) -> None:
@@ -321,3 +323,55 @@ def test_gastroscopy_is_the_egd_a_note_records() -> None:
     from clinrag.retrieve.classes import member_words
 
     assert {"egd", "esophagogastroduodenoscopy"} <= set(member_words("gastroscopy"))
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Oy vey, Ada Stone came home with so many pills. What did the hospital send home?", "discharge_medications"),
+        ("the lady wants every time mi abuelita Ada Stone was in the hospital, with the dates", "admissions_summary"),
+        ("How many times was Ada Stone by you? Give me the dates from the first one.", "admissions_summary"),
+        ("Were any complications or intercurrent events recorded during Ada Stone's hospitalisation?", "complication"),
+        # a request asks, a statement before it does not
+        (
+            "Follow-up request, patient Ada Stone. The reporter describes only 'a kidney operation'. Please provide "
+            "the final discharge diagnosis so the event can be coded.",
+            "diagnosis",
+        ),
+        # a terse question of its own asks, the statement before it does not
+        ("Ada Stone had the back operation and something went funny. A complication that was?", "complication"),
+        # a terse question after a heading leans on the heading for what it asks
+        ("night handover - Ada Stone's follow-up: diabetes centre, and when?", "followup"),
+    ],
+)
+def test_requests_terse_questions_and_new_voices_say_what_is_asked(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_a_heading_says_what_a_request_is_for_not_what_it_asks() -> None:
+    """ "ICSR follow-up:" and "Case follow-up request 2:" name the report, not the follow-up after discharge: the
+    procedure the question goes on to name is what a record must hold."""
+    for question in (
+        "Case follow-up request 2: please provide the MedDRA preferred term under which Ada Stone's sclerotherapy "
+        "was coded in the hospital record.",
+        "ICSR follow-up: in the treating team's opinion, was Ada Stone's kyphoplasty causally related to the suspect "
+        "product?",
+    ):
+        understanding = understand(question)
+        assert understanding.fact_kind is None
+        assert understanding.things & {"sclerotherapy", "kyphoplasty"}
+
+
+@pytest.mark.parametrize(
+    ("question", "charges"),
+    [
+        ("How much was the TV rental by the bed when Ada Stone was in?", True),
+        ("What was the bill for Ada Stone's stay?", True),
+        ("Can you say me what is the diagnosis of Bill Pugh when leaving from the hospital?", False),
+        ("How much does Ada Stone drink a week?", False),
+    ],
+)
+def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bool) -> None:
+    from clinrag.retrieve.intent import asks_for_charges
+
+    assert asks_for_charges(question) is charges

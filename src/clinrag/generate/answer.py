@@ -66,6 +66,7 @@ from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
+    asks_for_charges,
     asks_for_quantity,
     asks_for_volume,
     asks_if_done,
@@ -254,6 +255,9 @@ class Answerer:
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if asks_for_volume(cleaned):  # "how many hip replacements does your unit do a year?"
             reason = "How many of something a hospital does is not read from one patient's records."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if asks_for_charges(cleaned):  # "how much was the TV rental by the bed?"
+            reason = "What something cost or was charged is not in a patient's clinical records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."

@@ -47,6 +47,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
         r"|(?:sent|send|went|go|going|gone) (?:\w+ ){0,3}?(?:home|out) (?:on|with|taking)"
+        rf"|(?:came|come|comes|coming|got|get|gets) home with (?:\w+ ){{0,4}}?{_DRUGS}\b"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
@@ -123,6 +124,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"complicat\w*|went wrong|go wrong|(?:go|went|gone) pear[- ]shaped|setbacks?|adverse events?"
+        r"|intercurrent (?:events?|illness\w*|problems?)"
         r"|(?:problems?|issues?) (?:arose|arise|came up)"
         r"|post-?op\w*|postoperative\w*|side[- ]effects?"
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
@@ -244,10 +246,11 @@ _SUMMARY = re.compile(
     r"|\bhow many times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital|stayed|been in)\b"
     r"|\b(?:all|every one of) the times\b.{0,40}\b(?:admitted|hospitali[sz]ed|in (?:the )?hospital)\b"
     r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\bin\b(?=\s*(?:with|here|at|[,?]))"
+    r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\b(?:by|with) (?:you|youse|yous|y'all)\b"
     r"|\b(?:admission|admit) history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:which|what) dates?\b.{0,20}\b(?:was|were) (?:he|she|they) in\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
-    r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,25}\b(?:in|into) (?:the )?hospital\b"
+    r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,40}\b(?:in|into) (?:the )?hospital\b"
     r"|\badmission dates\b|\bdates?\b.{0,40}\b(?:admit+ed|hospitali[sz]ed)\b"
     r"|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
     r"|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
@@ -275,7 +278,7 @@ _ROLE_HEAD: Final = (
     r"(?:nurses?|surgeons?|doctors?|physicians?|consultants?|registrars?|advis[eo]rs?|officers?|workers?|managers?"
     r"|coordinators?|practitioners?|assistants?|specialists?|clinicians?|technicians?|team|lead|matron|midwife"
     r"|paramedics?|physios?|osteopaths?|chiropractors?|carers?|care ?givers?|caretakers?|aides?|students?|trainees?"
-    r"|examiners?|auditors?"
+    r"|examiners?|auditors?|chaplains?|rabbis?|priests?|imams?|pastors?|vicars?|clergy"
     r"|reg|sho|hca|cpn|gp"
     r"|(?!wrists?\b)[a-z]{3,}(?:ist|ician|itian|grapher)s?)"
 )
@@ -525,6 +528,8 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     # test" a test
     if (heading := _HEADING.match(question)) and any(start >= heading.end() for start, _, _ in heads):
         heads = [cue for cue in heads if cue[0] >= heading.end()]  # "HPI for Ada's follow-up visit: principal dx?"
+    elif heading and _asked_after(question, heading.end()):
+        heads = [cue for cue in heads if cue[0] >= heading.end()]  # "ICSR follow-up: was it caused by the drug?"
     aside = aside_span(question)
     narrowing = [
         cue
@@ -537,13 +542,7 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     for begin, _ in aside:  # "echo result from the admission? ejection fraction pls, cardiology clinic letter"
         if any(cue[0] < begin for cue in heads):
             heads = [cue for cue in heads if cue[0] < begin]
-    asking = [
-        (begin, end)
-        for begin, end in clause_spans(question)
-        if INTERROGATIVE.match(question[begin:end])
-        and not _TIME_CLAUSE.match(question[begin:end])
-        and may_ask(question, end)
-    ]
+    asking = [(begin, end) for begin, end in clause_spans(question) if _asking_clause(question, begin, end)]
     if any(begin <= start < end for start, _, _ in heads for begin, end in asking):
         # a statement says why it is asked, the question what: "She takes buspirone at home - what was she
         # discharged on?" asks for the discharge list, and "Writing the medical history: what symptoms took her
@@ -552,8 +551,42 @@ def kind_candidates(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
 
 
-_HEADING: Final = re.compile(r"^[^:?]{1,80}:\s(?=[^?]*\?)")
-"""A heading before the question ("HPI for Ada Stone's follow-up visit: …"): what it is for, when the rest asks."""
+_HEADING: Final = re.compile(r"^[^:?]{1,80}:\s(?=[^?]*\?|\s*(?:please|kindly|pls|plz|can you|could you)\b)", re.I)
+"""A heading before the question ("HPI for Ada Stone's follow-up visit: …", "Case follow-up 2: please provide …"):
+what it is for, when the rest asks."""
+_REQUEST: Final = re.compile(
+    r"^\s*(?:please|kindly|pls|plz|can you|could you|would you|tell me|give me|provide|confirm|state)\b", re.I
+)
+"""A clause that asks by requesting ("Please provide the final discharge diagnosis so the event can be coded")."""
+
+
+def _asking_clause(question: str, begin: int, end: int) -> bool:
+    """Whether the clause ``question[begin:end]`` asks: it opens as a question or a request, or it is a whole
+    sentence ending in "?" ("A complication that was?"), and it is no clause saying when; :func:`may_ask` too."""
+    clause = question[begin:end]
+    whole_question = (
+        question[end : end + 1] == "?"
+        and re.search(r"(?:^|[.?!])\s*$", question[:begin]) is not None
+        and len(clause.split()) <= _TERSE_QUESTION
+    )
+    return (
+        (INTERROGATIVE.match(clause) is not None or _REQUEST.match(clause) is not None or whole_question)
+        and not _TIME_CLAUSE.match(clause)
+        and may_ask(question, end)
+    )
+
+
+def _asked_after(question: str, start: int) -> bool:
+    """Whether a clause that asks (:func:`_asking_clause`) in words of its own follows ``start`` ("… was it caused
+    by the drug?", not a bare "and when?", which leans on the heading for what it asks)."""
+    return any(
+        begin >= start and len(question[begin:end].split()) > _TERSE_QUESTION and _asking_clause(question, begin, end)
+        for begin, end in clause_spans(question)
+    )
+
+
+_TERSE_QUESTION: Final = 6
+"""The most words of a question that asks in a sentence of its own ("A complication that was?")."""
 _TIME_CLAUSE: Final = re.compile(
     r"^\s*when\s+(?:he|she|they|i|we|you)\s+(?:came|went|was|were|got|had|broke|fell|arrived|left)\b", re.IGNORECASE
 )
@@ -713,6 +746,26 @@ def asks_for_volume(question: str) -> bool:
     return _VOLUME_ASKED.search(question) is not None
 
 
+def asks_for_charges(question: str) -> bool:
+    """Whether ``question`` asks what something cost or was charged ("How much was the TV rental by the bed?"): a
+    bill, which no clinical record holds.
+
+    Example:
+        >>> asks_for_charges("How much was the TV rental when she was in?")
+        True
+        >>> asks_for_charges("How much alcohol does he drink?")
+        False
+    """
+    return _CHARGES_ASKED.search(question) is not None
+
+
+_CHARGES_ASKED: Final = re.compile(
+    r"\bhow much\b[^?.]{0,40}?\b(?-i:cost|costs|costed|charge|charges|charged|rental|rent|bill|billed|fees?|price)\b"
+    r"|\b(?:what|how much) (?:was|is|were|are) the (?:\w+ ){0,2}?(?-i:bill|invoice|charges?|fees?|rental|cost)\b",
+    re.IGNORECASE,
+)
+
+
 _VOLUME_ASKED: Final = re.compile(
     r"\bhow many\b[^?.]{0,60}?\b(?:do|does|did)\s+(?:the |your |you |this )?"
     r"(?:hospital|unit|team|department|ward|surgeons?|you|they|y'all|youse)\s+"
@@ -773,7 +826,11 @@ def proposed_causes(question: str) -> frozenset[str]:
 _CONSULTED: Final = re.compile(
     rf"\b(?:was|were|did|has|had)\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\s+"
     r"(?:called|asked|consulted|involved|contacted|brought in|sent for|come|came|see|seen|visit)"
-    rf"|\bseen by\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b",
+    rf"|\bseen by\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b"
+    rf"|\b(?:was|were|did|has|had)\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\s+(?:from|of|at)\s+"
+    r"(?:the\s+|his\s+|her\s+|their\s+)?[\w'’-]+\s+(?:come|came|visit|see|called)\b"
+    rf"|\b(?:receive|received|get|got|given)\b[^?.]{{0,40}}?\bfrom\s+(?:an?|the|any)\s+"
+    rf"((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b",
     re.IGNORECASE,
 )
 
@@ -788,7 +845,9 @@ def consulted_roles(question: str) -> frozenset[str]:
         ['aboriginal', 'liaison', 'officer']
     """
     return frozenset(
-        token for match in _CONSULTED.finditer(question) for token in tokenize(match.group(1) or match.group(2))
+        token
+        for match in _CONSULTED.finditer(question)
+        for token in tokenize(next(group for group in match.groups() if group is not None))
     )
 
 

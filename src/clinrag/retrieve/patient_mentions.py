@@ -187,7 +187,7 @@ _ADDRESS_WORDS = _word_set(
     lola lolo tita tito ate kuya nanay tatay inay itay bampi mamgu taid nain bubbe zayde oma opa abuela abuelo
     tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
     thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
-    grammy gramps tannie oom ouma oupa boet athai chithi periamma
+    grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo
     """
 )
 """Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",

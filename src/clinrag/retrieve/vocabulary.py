@@ -52,6 +52,7 @@ _KIND_WORDS_TEXT = """
     dose doses dosage dosages take takes taking taken took get got go went gone come came leave left sent send
     home hospital
     stay stays admission admissions admitted admit discharge discharged inpatient ward during while before after
+    hospitalisation hospitalisations hospitalization hospitalizations hospitalised hospitalized
     end start kind type sort about also other else still ever currently recent latest last first time times day
     days year years month months history background long term problem problems issue issues condition conditions
     medications medication medicine medicines drug drugs pill pills tablet tablets prescription prescriptions
