@@ -962,3 +962,21 @@ def test_a_month_after_a_name_is_no_part_of_it() -> None:
     resolution = registry.resolve("Robin Chen Jan 2020 - what surgery did he have that admission?")
     assert resolution.subject_ids == frozenset({1})
     assert not resolution.unknown_persons
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Our client: Henry, Rosamund. Please confirm the discharge diagnosis.", "File: Henry, Rosamund - allergies?"],
+)
+def test_a_registry_surname_with_another_given_name_after_a_comma_selects_no_one(
+    registry: PatientRegistry, question: str
+) -> None:
+    """ "Krause, Rosamund" when only Gail Krause is registered: near everyone named Krause, as "Rosamund Krause" is,
+    never a search over every patient that finds Gail's lines."""
+    mention = only_near(resolve(registry, question))
+    assert (mention.text, mention.subject_ids, mention.how) == ("Henry, Rosamund", (BETTY, PAUL), "given")
+
+
+def test_a_registry_name_after_a_comma_still_selects() -> None:
+    registry = PatientRegistry([(1, "Gail Krause"), (2, "Rosa Krause")])
+    assert resolve(registry, "Our client: Krause, Gail. Discharge diagnosis?").subject_ids == {1}

@@ -375,3 +375,31 @@ def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bo
     from clinrag.retrieve.intent import asks_for_charges
 
     assert asks_for_charges(question) is charges
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Ada Stone - which tablets did they go home wiv?", "discharge_medications"),
+        ("What did the 'ospital discharge 'em on, Ada Stone, gawd help us?", "discharge_medications"),
+        ("What tablets was Ada Stone on before she done her hip?", "admission_medications"),
+        ("Ada Stone was carted off in the ambulance. What was up wiv 'em when they got there?", "presentation"),
+        ("What was wrong wiv Ada Stone when she come in, what was she feelin'?", "presentation"),
+        ("Ada Stone, my cousin, was in with the diarrhea. Is anybody staying by her at the house?", "social"),
+        ("Was a drug and alcohol screen taken from Ada Stone?", "results"),
+    ],
+)
+def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:
+    from clinrag.retrieve.spoken import written_form
+
+    assert fact_kind(written_form(question)[0]) == kind
+
+
+@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante"])
+def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
+    assert not is_thing(word)
+
+
+@pytest.mark.parametrize("word", ["icu", "intensive"])
+def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
+    assert is_thing(word)

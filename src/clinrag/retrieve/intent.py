@@ -52,7 +52,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
-        r"|discharge (?:him|her|them|me|the patient) (?:on|with)"
+        r"|discharge (?:him|her|them|['’]em|me|the patient) (?:on|with)"
         rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
         r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
@@ -83,6 +83,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:\w+ ){0,3}"
         r"(?:came|come|went|got|were|was) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b"
+        r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:they|he|she|I|you|we) (?:done|did|hurt|broke|fell)\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b",
         ("Medications on Admission",),
     ),
@@ -149,13 +150,16 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:alcohol|drinking|smoking|tobacco|social|substance(?: use)?) history(?: of)?"
         r"|domestic (?:circumstances|situation|arrangements|set-?up)|someone at home"
         r"|(?:what(?:'s| is| was) )?(?:his|her|their|the) home like"
-        r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with",
+        r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with"
+        r"|(?:someone|anyone|somebody|anybody) (?:\w+ ){0,2}(?:staying|living|stopping) (?:by|with)"
+        r"|\bby (?:her|him|them)sel(?:f|ves)\b",
         ("Social History",),
     ),
     (
         r"tests?|labs?|laborator\w+|imaging|scans?|x-?rays?|investigations?|results?|work-?up|findings|echo\w*"
         r"|ct|mri|ultrasound|ecg|ekg|blood work|what did (?:it|they|that|this) (?:show|reveal|find)"
-        r"|results? (?:\w+ ){0,2}(?:came|come|comes) back",
+        r"|results? (?:\w+ ){0,2}(?:came|come|comes) back"
+        r"|(?:urine |blood )?(?:drug|tox\w*|alcohol)(?: and alcohol)? screen\w*",
         ("Pertinent Results",),
     ),
     (
@@ -173,8 +177,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
         r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
-        r"(?:(?:first )?(?:went|came|got(?: taken| brought)?|(?:was|were) (?:brought|taken))|took (?:him|her|them))"
-        r" in\b",
+        r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
+        r"|took (?:him|her|them)) in\b"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:he|she|they) (?:got there|arrived)\b"
+        r"|what (?:was|were) (?:he|she|they|the patient) feel(?:ing|in['’]?)(?! like)\b",
         ("Chief Complaint", "History of Present Illness"),
     ),
     (

@@ -69,8 +69,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Final, Protocol
 
 from clinrag.errors import ClinragError
+from clinrag.index.lexical import STOPWORDS
 from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
-from clinrag.retrieve.vocabulary import DRUG_WORDS, KIND_WORDS, is_thing, zipf
+from clinrag.retrieve.vocabulary import ADDRESS_WORDS, DRUG_WORDS, KIND_WORDS, is_thing, zipf
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -178,21 +179,6 @@ _EVERYDAY_GIVEN = _word_set(
     """
 )
 """Given names that are everyday words: never taken for a patient's given name alone."""
-
-_ADDRESS_WORDS = _word_set(
-    """
-    maam madam madame sir sirs dame lady lord professor prof reverend rev pastor father sister brother
-    auntie aunty aunt uncle cousin nan nana nanna nanny gran granny grannie grandma grandpa grandad granddad
-    grandmother grandfather mum mom mam mammy mammie mummy mommy mother dad daddy papa pa ma mama
-    lola lolo tita tito ate kuya nanay tatay inay itay bampi mamgu taid nain bubbe zayde oma opa abuela abuelo
-    tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
-    thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
-    grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo
-    """
-)
-"""Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
-"my great nan alexis huerta", "Auntie Mabel Price"): the name starts after them, so they never make a registry name
-a longer one the registry lacks."""
 
 _CLINICAL_HEADS = _word_set(
     """
@@ -600,6 +586,7 @@ class _Finder:
                 or self._swapped_name(parsed, i)
                 or self._fuzzy_name(parsed, i)
                 or self._given_and_surname(parsed, i)
+                or self._inverted_near(parsed, i)
                 or self._lone_surname(parsed, i)
             )
             if match is None:
@@ -729,6 +716,26 @@ class _Finder:
         if last + 1 < len(tokens) and parsed.gaps[last] == _JOIN and tokens[last + 1].key in _CLINICAL_HEADS:
             return None
         return _Match(i, last, _sorted_ids(ids), "given", given.start)
+
+    def _inverted_near(self, parsed: _Question, i: int) -> _Match | None:
+        """A registry surname, a comma, then a capitalised given name the registry does not pair with it
+        (``Krause, Rosamund`` when only Gail Krause is registered): near the patients with that surname, selecting
+        no one, as ``Rosamund Krause`` is."""
+        tokens = parsed.tokens
+        found = self._surname_at(parsed, i, possessive_only=False)
+        if found is None:
+            return None
+        comma, ids = found
+        if comma + 1 >= len(tokens) or tokens[comma].possessive or parsed.gaps[comma] != _COMMA:
+            return None
+        surname, given = self._key(parsed, i, comma), tokens[comma + 1]
+        if len(surname) == 1 and (surname[0] in _AMBIGUOUS_SURNAMES or surname[0] in _NOT_NAMES):
+            return None
+        if not given.capitalised or given.shouted or given.key in _NOT_NAMES or not given.key.isalpha():
+            return None
+        if given.key in STOPWORDS or _is_drug(given.key):
+            return None
+        return _Match(i, comma + 1, _sorted_ids(ids), "given", tokens[i].start)
 
     def _near_ids(self, words: tuple[str, ...]) -> tuple[tuple[int, ...], str]:
         """The registry patients a person's name (folded words, from spaCy) comes near, and how: swapped, one or
@@ -865,7 +872,7 @@ class _Finder:
             and gaps[first - 1] == _JOIN
             and not tokens[first - 1].possessive
             and not (first > 1 and tokens[first - 2].key in _DETERMINERS)  # "my nan Gina Sanford": a relative
-            and tokens[first - 1].key not in _ADDRESS_WORDS  # "Ma'am Gail Krause", "Lola Vickie Oneill"
+            and tokens[first - 1].key not in ADDRESS_WORDS  # "Ma'am Gail Krause", "Lola Vickie Oneill"
             and self._name_like(
                 parsed,
                 first - 1,

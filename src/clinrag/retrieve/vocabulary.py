@@ -78,6 +78,20 @@ _KIND_WORDS_TEXT = """
 KIND_WORDS: Final[frozenset[str]] = frozenset(tokenize(_KIND_WORDS_TEXT))
 """Words that say what *kind* of information a question asks for (and question words): never things to find,
 and the targets of spelling correction."""
+_ADDRESS_WORDS_TEXT = """
+    maam madam madame sir sirs dame lady lord professor prof reverend rev pastor father sister brother
+    auntie aunty aunt uncle cousin nan nana nanna nanny gran granny grannie grandma grandpa grandad granddad
+    grandmother grandfather mum mom mam mammy mammie mummy mommy mother dad daddy papa pa ma mama
+    lola lolo tita tito ate kuya nanay tatay inay itay bampi mamgu taid nain bubbe zayde oma opa abuela abuelo
+    tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
+    thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
+    grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo nonc
+    parrain nannan maw-maw paw-paw
+"""
+ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
+"""Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
+"my great nan alexis huerta", "Auntie Mabel Price"): the name starts after them, so they never make a registry name
+a longer one the registry lacks; nor are they things a record must name ("Misty Castaneda, my cousin, …")."""
 CARE_SETTING_WORDS: Final = frozenset(
     {
         "triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary",
@@ -123,7 +137,7 @@ _TREATMENT_WORDS_TEXT: Final = """
     colostomy ileostomy stoma ostomy intubation intubated ventilation ventilated dialysis catheter catheterisation
     catheterization pacemaker defibrillator tracheostomy gastrostomy amputation ablation cardioversion redo
     reoperation re-operation jab jabs vaccine vaccines vaccination vaccinated immunisation immunization booster
-    reversal reversed
+    reversal reversed icu intensive
 """
 THERAPIES: Final = frozenset({"acupuncture", "hydrotherapy", "psychotherapy"})
 """Therapies a patient is referred to: what a follow-up question asks about ("referred for acupuncture?"), never its
@@ -274,7 +288,9 @@ def is_thing(token: str) -> bool:
         >>> is_thing("stroke"), is_thing("arranged"), is_thing("warfarin"), is_thing("actualy")
         (True, False, True, False)
     """
-    if token in KIND_WORDS or token in CARE_SETTING_WORDS or token in ASKER_WORDS or not re.search("[a-z]", token):
+    if token in KIND_WORDS or token in CARE_SETTING_WORDS or token in ASKER_WORDS or token in ADDRESS_WORDS:
+        return False
+    if not re.search("[a-z]", token):
         return False
     if _AGE_AND_SEX.fullmatch(token):
         return False
