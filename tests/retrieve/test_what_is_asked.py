@@ -387,6 +387,11 @@ def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bo
         ("What was wrong wiv Ada Stone when she come in, what was she feelin'?", "presentation"),
         ("Ada Stone, my cousin, was in with the diarrhea. Is anybody staying by her at the house?", "social"),
         ("Was a drug and alcohol screen taken from Ada Stone?", "results"),
+        ("Applicant: Stone, Ada. Medicines on leaving hospital, with doses, for panel?", "discharge_medications"),
+        ("ada stone tablets before they went in - which ones?", "admission_medications"),
+        ("ada stone, every time she was in wi the dates, oldest first", "admissions_summary"),
+        ("Ada Stone was in for the alcohol. Went something wrong during that stay?", "complication"),
+        ("Ada Stone, August 2022. Which controle did they plan after?", "followup"),
     ],
 )
 def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:

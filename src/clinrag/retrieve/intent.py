@@ -48,6 +48,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
         r"|(?:sent|send|went|go|going|gone) (?:\w+ ){0,3}?(?:home|out) (?:on|with|taking)"
         rf"|(?:came|come|comes|coming|got|get|gets) home with (?:\w+ ){{0,4}}?{_DRUGS}\b"
+        rf"|{_DRUGS}\b.{{0,20}}\b(?:on|after) leaving (?:the )?hospital\b"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
@@ -84,6 +85,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"(?:came|come|went|got|were|was) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:they|he|she|I|you|we) (?:done|did|hurt|broke|fell)\b"
+        rf"|{_DRUGS}\b[^?.]{{0,20}}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b",
         ("Medications on Admission",),
     ),
@@ -125,7 +127,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ),
     (
         r"complicat\w*|went wrong|go wrong|(?:go|went|gone) pear[- ]shaped|setbacks?|adverse events?"
-        r"|intercurrent (?:events?|illness\w*|problems?)"
+        r"|intercurrent (?:events?|illness\w*|problems?)|went (?:something|anything) wrong"
         r"|(?:problems?|issues?) (?:arose|arise|came up)"
         r"|post-?op\w*|postoperative\w*|side[- ]effects?"
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
@@ -257,6 +259,7 @@ _SUMMARY = re.compile(
     r"|\b(?:which|what) dates?\b.{0,20}\b(?:was|were) (?:he|she|they) in\b"
     r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,40}\b(?:in|into) (?:the )?hospital\b"
+    r"|\bevery time (?:he|she|they) (?:was|were) in\b"
     r"|\badmission dates\b|\bdates?\b.{0,40}\b(?:admit+ed|hospitali[sz]ed)\b"
     r"|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
     r"|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"

@@ -86,7 +86,7 @@ _ADDRESS_WORDS_TEXT = """
     tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
     thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
     grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo nonc
-    parrain nannan maw-maw paw-paw
+    parrain nannan maw-maw paw-paw granda
 """
 ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
 """Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
@@ -107,7 +107,7 @@ ASKER_WORDS: Final = frozenset(
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
         "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
         "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter", "proband", "checking",
-        "hcp", "hcps",
+        "hcp", "hcps", "applicant", "foster", "fostering", "panel",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
