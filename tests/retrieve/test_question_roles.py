@@ -277,6 +277,10 @@ def test_what_develops_during_a_stay_is_what_is_asked() -> None:
     [
         ("what was Ada Stone in hospital for, in plain english if poss?", "poss"),
         ("meds so the HCP can prescribe?", "hcp"),
+        ("Jay Glenn is my deckhand. What was he taking before he went in?", "deckhand"),
+        ("Infirmarian writing: list each time Ada Stone was admitted", "infirmarian"),
+        ("gail krause may complication po ba during the confinement?", "confinement"),
+        ("Pugh, Bill - complications in hosp? y/n + what", "hosp"),
     ],
 )
 def test_shorthand_and_roles_name_nothing_to_find(question: str, word: str) -> None:

@@ -127,6 +127,9 @@ def test_a_particle_names_no_thing_to_find() -> None:
             "Our Hausarzt has nothing in the Entlassbrief. Hausarzt asks.",
             "Our family doctor has nothing in the discharge letter. Family doctor asks.",
         ),
+        ("ilang beses na-confine, yung pinaka-una first", "how many times admitted, the earliest first"),
+        ("Who does he live with onshore?", "Who does he live with at home?"),
+        ("my co-brother asks", "my brother-in-law asks"),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

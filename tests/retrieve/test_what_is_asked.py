@@ -234,6 +234,7 @@ def test_keyhole_is_read_as_laparoscopic() -> None:
         ("What did the surgeon do for Ada Stone?", set()),
         ("when Ada Stone was in, did the rabbi from the shul come to visit?", {"rabbi"}),
         ("did Ada Stone receive Holy Communion from the hospital chaplain?", {"hospital", "chaplain"}),
+        ("What was Ada Stone taking regular? I'll get them from the chemist.", set()),
     ],
 )
 def test_a_role_the_patient_was_seen_by_is_found(question: str, roles: set[str]) -> None:
@@ -392,6 +393,16 @@ def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bo
         ("ada stone, every time she was in wi the dates, oldest first", "admissions_summary"),
         ("Ada Stone was in for the alcohol. Went something wrong during that stay?", "complication"),
         ("Ada Stone, August 2022. Which controle did they plan after?", "followup"),
+        ("Inoperahan po ba si Ada Stone? Ano po yung ginawa?", "procedure"),
+        ("ada stone nagyoyosi pa ba, sabi ng hospital?", "social"),
+        ("Umiinom pa ba si Ada Stone? What did the hospital write?", "social"),
+        ("ada stone - sino ang kasama sa bahay?", "social"),
+        ("Ilang beses na po na-confine si Ada Stone? Pls list all the dates.", "admissions_summary"),
+        ("Before Ada Stone was confined, ano po yung maintenance meds?", "admission_medications"),
+        ("Before she went in with her belly, what was Ada Stone taking regular?", "admission_medications"),
+        ("Please list each time Sister Ada Stone was admitted to your hospital, earliest first.", "admissions_summary"),
+        ("Ada Stone has been in your hospital more than once. Can you give me all the dates?", "admissions_summary"),
+        ("Mon père Ada Stone went to the urgence in August 2016. Pour quoi exactement?", "presentation"),
     ],
 )
 def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:
@@ -400,7 +411,7 @@ def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind:
     assert fact_kind(written_form(question)[0]) == kind
 
 
-@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante"])
+@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess"])
 def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
     assert not is_thing(word)
 

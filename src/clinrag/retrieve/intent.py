@@ -27,13 +27,14 @@ from clinrag.index.lexical import STOPWORDS, tokenize
 from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
 
 _ADMITTED = (
-    r"(?:being |getting |he was |she was |they were |the patient was )?(?:admitted|admission|admit|hospitali[sz]ed)"
+    r"(?:being |getting |he was |she was |they were |the patient was )?"
+    r"(?:admitted|admission|admit|hospitali[sz]ed|confined)"
     r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the )?hospital"
 )
 _DRUGS = (
     r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|scripts|tablets|(?:medication |drug )?regimens?)"
 )
-_STAY = r"(?:(?:hospital )?stay|admission|hospitali[sz]ation|inpatient|in hospital|on the ward)"
+_STAY = r"(?:(?:hospital )?stay|admission|hospitali[sz]ation|confinement|inpatient|in hospital|on the ward)"
 _TESTS = (
     r"(?:tests?|labs?|bloods?|blood (?:tests?|work|levels?)|(?:drug )?levels?|imaging|scans?|x-?rays?|cxr|ct|mri"
     r"|ultrasound|echo\w*|ecg|ekg|films?)"
@@ -74,7 +75,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"(?:\w+ ){{0,2}}(?:{_ADMITTED}|op|operation|surgery|replacement|repair|procedure)\b"
         r"|already (?:on|taking)"
         rf"|{_DRUGS} on admission|{_DRUGS}.{{0,40}}\bat the start of|was (?:he|she|the patient) (?:on|taking) at home"
-        r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home"
+        r"|usual(?:ly)? (?:prescribed|taking|takes|on)|take at home|\btaking regular(?:ly)?\b"
         r"|(?:\bon|taking|takes?|using|uses?) (?:any |an? )?.{0,30}\bat home\b(?! with)"
         r"|\b(?:on|taking) before (?:they|he|she|I|you|we) (?:came|come|went|were|was) in(?:to)?\b"
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
@@ -175,6 +176,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
         r"|why .{0,30}\b(?:in|into|to) (?:the )?hospital"
+        r"|\b(?:went|came|come|brought|taken|got) (?:in)?to (?:the )?(?:emergency|er|a&e|ed|casualty)\b"
+        r"[^?]{0,60}\bwhy\b"
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
@@ -257,9 +260,10 @@ _SUMMARY = re.compile(
     r"|\bhow many times\b.{0,40}\b(?:was|were|been)\b[^?,]{0,30}\b(?:by|with) (?:you|youse|yous|y'all)\b"
     r"|\b(?:admission|admit) history\b|\b(?:which|what) dates?\b.{0,40}\b(?:admitted|hospitali[sz]ed)\b"
     r"|\b(?:which|what) dates?\b.{0,20}\b(?:was|were) (?:he|she|they) in\b"
-    r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,25}\badmitted\b"
+    r"|\b(?:admitted|in hospital|hospitali[sz]ed) each time\b|\beach time\b.{0,40}\badmitted\b"
     r"|\b(?:every|each) (?:hospital )?(?:admission|stay)\b|\bevery time\b.{0,40}\b(?:in|into) (?:the )?hospital\b"
     r"|\bevery time (?:he|she|they) (?:was|were) in\b"
+    r"|\b(?:been|was|were) in\b[^?]{0,40}\bmore than once\b[^?]{0,80}\b(?:all|every|each) (?:the )?dates\b"
     r"|\badmission dates\b|\bdates?\b.{0,40}\b(?:admit+ed|hospitali[sz]ed)\b"
     r"|\bdates? (?:that |when )?(?:he|she|they|the patient) (?:was|were) (?:admitted|in hospital)\b"
     r"|\bdates? of (?:each|every|all|(?:his|her|their) )(?:\w+ )?admissions?\b"
@@ -838,7 +842,9 @@ _CONSULTED: Final = re.compile(
     rf"|\bseen by\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b"
     rf"|\b(?:was|were|did|has|had)\s+(?:an?|the|any)\s+((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\s+(?:from|of|at)\s+"
     r"(?:the\s+|his\s+|her\s+|their\s+)?[\w'’-]+\s+(?:come|came|visit|see|called)\b"
-    rf"|\b(?:receive|received|get|got|given)\b[^?.]{{0,40}}?\bfrom\s+(?:an?|the|any)\s+"
+    # what the asker will get from someone is no role the patient was seen by ("I'll get them from the chemist")
+    r"|(?<!\bI'll )(?<!\bI’ll )(?<!\bwe'll )(?<!\bwe’ll )(?<!\bI will )(?<!\bwe will )(?<!\bI can )"
+    rf"\b(?:receive|received|get|got|given)\b[^?.]{{0,40}}?\bfrom\s+(?:an?|the|any)\s+"
     rf"((?:[a-z][\w-]*\s+){{0,3}}?{_ROLE_HEAD})\b",
     re.IGNORECASE,
 )

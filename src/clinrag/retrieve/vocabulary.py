@@ -52,7 +52,8 @@ _KIND_WORDS_TEXT = """
     dose doses dosage dosages take takes taking taken took get got go went gone come came leave left sent send
     home hospital
     stay stays admission admissions admitted admit discharge discharged inpatient ward during while before after
-    hospitalisation hospitalisations hospitalization hospitalizations hospitalised hospitalized
+    hospitalisation hospitalisations hospitalization hospitalizations hospitalised hospitalized hosp
+    confine confined confinement
     end start kind type sort about also other else still ever currently recent latest last first time times day
     days year years month months history background long term problem problems issue issues condition conditions
     medications medication medicine medicines drug drugs pill pills tablet tablets prescription prescriptions
@@ -86,7 +87,7 @@ _ADDRESS_WORDS_TEXT = """
     tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
     thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
     grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo nonc
-    parrain nannan maw-maw paw-paw granda
+    parrain nannan maw-maw paw-paw granda pere mere oncle abbess abbot prioress
 """
 ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
 """Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
@@ -95,7 +96,7 @@ a longer one the registry lacks; nor are they things a record must name ("Misty 
 CARE_SETTING_WORDS: Final = frozenset(
     {
         "triage", "resus", "theatre", "theater", "majors", "minors", "cubicle", "dispensary",
-        "ortho", "gynae", "gyne", "gyn",
+        "ortho", "gynae", "gyne", "gyn", "chemist", "chemists",
     }
 )  # fmt: skip
 """Where care happens, and the ward shorthand for the services that give it ("post-op pt at triage", "before it goes
@@ -107,7 +108,7 @@ ASKER_WORDS: Final = frozenset(
         "screening", "eligibility", "exclusion", "inclusion", "enrol", "enrolment",
         "caseload", "monitoring", "therapist", "therapists", "assessor", "opcs", "snomed", "coding",
         "radiographer", "sonographer", "midwife", "podiatrist", "phlebotomist", "porter", "proband", "checking",
-        "hcp", "hcps", "applicant", "foster", "fostering", "panel",
+        "hcp", "hcps", "applicant", "foster", "fostering", "panel", "deckhand", "skipper", "infirmarian",
     }
 )  # fmt: skip
 """Who asks, how they were reached and why ("Physio here -", "bleeped overnight re …", "screening him for a study:
@@ -258,14 +259,20 @@ def drug_names() -> frozenset[str]:
     user's home folder and reach for the network.
 
     Example:
-        >>> {"mycophenolate", "tylenol"} <= drug_names(), "caps" in drug_names()
+        >>> {"mycophenolate", "tylenol", "tranexamic"} <= drug_names(), "caps" in drug_names()
         (True, False)
     """
     path = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
     with path.open("rb") as raw, bz2.open(raw) as handle:
         dictionary = pickle.load(handle)  # a data file of an installed, pinned package: trusted as its code is
     variants: dict[str, object] = dictionary["drug_variant_to_canonical"]
-    return frozenset(word for word in variants if word.isalpha() and zipf(word) < DRUG_NAME_MAX_ZIPF)
+    words = {word for word in variants if word.isalpha() and zipf(word) < DRUG_NAME_MAX_ZIPF}
+    # "ursodeoxycholic acid", "tranexamic acid": the word English does not know names the drug
+    acids = (variant.split()[0] for variant in variants if _ACID_DRUG.fullmatch(variant))
+    return frozenset(words | {word for word in acids if zipf(word) == 0})
+
+
+_ACID_DRUG: Final = re.compile(r"[a-z]+ic acid")
 
 
 def is_drug_name(word: str) -> bool:
