@@ -403,6 +403,10 @@ def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bo
         ("Please list each time Sister Ada Stone was admitted to your hospital, earliest first.", "admissions_summary"),
         ("Ada Stone has been in your hospital more than once. Can you give me all the dates?", "admissions_summary"),
         ("Mon père Ada Stone went to the urgence in August 2016. Pour quoi exactement?", "presentation"),
+        ("ada stone, all the times she was in wiv the dates, oldest first", "admissions_summary"),
+        ("Could you list every time Ada Stone was admitted, with the dates, oldest first?", "admissions_summary"),
+        ("Can you list when Ada Stone went in each time, first one first?", "admissions_summary"),
+        ("How many times have you had Ada Stone in? Can you give me all the dates?", "admissions_summary"),
     ],
 )
 def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:
