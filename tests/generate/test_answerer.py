@@ -139,6 +139,15 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
     assert [source.number for source in answer.sources] == [1, 2]  # what was retrieved is still reported
 
 
+def test_general_advice_for_someone_unnamed_is_not_answered_from_a_patients_record() -> None:
+    answerer, generator = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
+    answer = answerer.answer("Is it safe for someone on apixaban to have a tattoo, or should they wait?")
+    assert generator.prompts == []
+    assert answer.abstention is not None
+    assert "in general" in answer.abstention.reason
+    assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained  # a patient named
+
+
 def test_a_question_for_a_kind_of_information_needs_no_specific_term() -> None:
     answerer, _ = _answerer([MEDS], "Ada Stone was discharged on apixaban 5 mg twice daily [1].")
     assert question_terms(understand("What was Ada Stone sent home on?"), [ADA]) == frozenset()

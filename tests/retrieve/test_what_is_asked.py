@@ -364,6 +364,23 @@ def test_a_heading_says_what_a_request_is_for_not_what_it_asks() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "general"),
+    [
+        ("Is it safe for someone with COPD to run a solid-fuel stove in a narrowboat cabin overnight?", True),
+        ("How soon after a hernia repair can a fisherman usually go back to hauling creels?", True),
+        ("How long after a new tattoo should someone wait before an MRI scan?", True),
+        ("Which patients with COPD were admitted in winter?", False),
+        ("Is it safe for Ada Stone to fly after her operation?", False),
+        ("Can anyone with a penicillin allergy be found in the records?", False),
+    ],
+)
+def test_what_is_safe_for_someone_unnamed_is_general_advice(question: str, general: bool) -> None:
+    from clinrag.retrieve.intent import asks_general_advice
+
+    assert asks_general_advice(question) is general
+
+
+@pytest.mark.parametrize(
     ("question", "charges"),
     [
         ("How much was the TV rental by the bed when Ada Stone was in?", True),

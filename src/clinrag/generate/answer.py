@@ -69,6 +69,7 @@ from clinrag.retrieve.intent import (
     asks_for_charges,
     asks_for_quantity,
     asks_for_volume,
+    asks_general_advice,
     asks_if_done,
     consulted_roles,
     counted_things,
@@ -258,6 +259,9 @@ class Answerer:
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if asks_for_charges(cleaned):  # "how much was the TV rental by the bed?"
             reason = "What something cost or was charged is not in a patient's clinical records."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if not named and asks_general_advice(cleaned):  # "is it safe for someone with COPD to …?"
+            reason = "What is safe or advised in general is not read from patients' records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."

@@ -57,6 +57,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|discharge (?:him|her|them|['’]em|me|the patient) (?:on|with)"
         rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
         r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
+        rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:give|gave|given|get|got)\b[^?.]{{0,20}}\bfor (?:at )?home\b"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         r"|(?:sent|send|went|go|going|gone|let) out of (?:the )?hospital (?:on|with|taking)"
         r"|did (?:he|she|they|the patient) leave (?:on|with)\b"
@@ -81,7 +82,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:old|previous) {_DRUGS}|{_DRUGS}\b.{{0,30}}\bbefore (?:the )?hospital\b"
         rf"|\bbefore (?:the )?hospital\b.{{0,30}}\b{_DRUGS}"
         rf"|\bbefore\b[^?.]{{0,30}}?\b(?:{_ADMITTED}|(?:go|come) in(?:to)? (?:the )?hospital)\b[^?.]{{0,30}}\b{_DRUGS}"
-        r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)(?=\s*\?)"
+        r"|\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b[^?]{0,60}\b(?:on|taking)"
+        r"(?: every day| daily| regularly)?(?=\s*\?)"
         r"|\b(?:on|taking)\b[^?.]{0,40}\bbefore (?:they|he|she|I|you|we) (?:\w+ ){0,3}"
         r"(?:came|come|went|got|were|was) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b"
@@ -774,6 +776,36 @@ def asks_for_charges(question: str) -> bool:
     """
     return _CHARGES_ASKED.search(question) is not None
 
+
+_SOMEONE: Final = (
+    r"(?:someone|somebody|anyone|anybody|a person|people|a patient|patients|a client|clients|an adult|adults"
+    r"|a child|children|a man|a woman|a driver|a pilot|a fisherman|an? \w+ driver)\b"
+)
+
+
+def asks_general_advice(question: str) -> bool:
+    """Whether ``question`` asks what is safe or advised for someone it does not name ("Is it safe for someone with
+    COPD to run a solid-fuel stove?", "How soon can a person with a hernia repair lift?"): general advice, which no
+    patient's record holds; with no patient named it is no search over the patients either.
+
+    Example:
+        >>> asks_general_advice("Is it safe for someone with COPD to run a stove in a boat cabin overnight?")
+        True
+        >>> asks_general_advice("Which patients with COPD were admitted in winter?")
+        False
+    """
+    return _GENERAL_ADVICE.search(question) is not None
+
+
+_GENERAL_ADVICE: Final = re.compile(
+    r"\b(?:is it|would it be|is that)\s+(?:\w+\s+)?(?:safe|ok|okay|alright|advisable|wise|dangerous|risky)\s+for\s+"
+    rf"{_SOMEONE}"
+    rf"|\b(?:can|could|should|may|must)\s+{_SOMEONE}\s+(?:with|who has|who have|on|taking|after)\b"
+    r"(?![^?]*\b(?:found|find|listed|list|shown|show|records?|notes?|admitted|seen)\b)"
+    rf"|\bhow (?:soon|long|quickly)\b[^?]{{0,60}}\b(?:can|could|should|may|must|before)\s+{_SOMEONE}",
+    re.IGNORECASE,
+)
+"""A question of what is safe or advised for an indefinite person ("someone", "a person", "people", "a client")."""
 
 _CHARGES_ASKED: Final = re.compile(
     r"\bhow much\b[^?.]{0,40}?\b(?-i:cost|costs|costed|charge|charges|charged|rental|rent|bill|billed|fees?|price)\b"

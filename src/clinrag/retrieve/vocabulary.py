@@ -87,7 +87,8 @@ _ADDRESS_WORDS_TEXT = """
     tia tio senora senor dona don nonna nonno yiayia papou baba bibi dadi dada nani amma appa ammi abba patti
     thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
     grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo nonc
-    parrain nannan maw-maw paw-paw granda pere mere oncle abbess abbot prioress
+    parrain nannan maw-maw paw-paw granda pere mere oncle abbess abbot prioress teta sitto sitti jiddo jiddu
+    khalto khalti khalo ammo amto pappou ji
 """
 ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
 """Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
