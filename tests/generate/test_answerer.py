@@ -148,6 +148,14 @@ def test_general_advice_for_someone_unnamed_is_not_answered_from_a_patients_reco
     assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained  # a patient named
 
 
+def test_what_the_record_is_asked_to_say_must_be_named_by_a_record() -> None:
+    answerer, generator = _answerer([COMPLAINT, HPI], "Ada Stone had palpitations [1].")
+    answer = answerer.answer("After her palpitations, did the hospital write down whether Ada Stone can swim?")
+    assert generator.prompts == []
+    assert answer.abstention is not None
+    assert "(swim)" in answer.abstention.reason
+
+
 def test_a_question_for_a_kind_of_information_needs_no_specific_term() -> None:
     answerer, _ = _answerer([MEDS], "Ada Stone was discharged on apixaban 5 mg twice daily [1].")
     assert question_terms(understand("What was Ada Stone sent home on?"), [ADA]) == frozenset()

@@ -391,6 +391,12 @@ def test_plain_words_for_abnormal_values_and_synonyms_go_both_ways(question: str
         ("What medications was the patient discharged on?", "What medications was the patient discharged on?"),
         ("Who?", "Who?"),
         ("Whoever", "Whoever"),
+        (
+            "Who does Ada Stone live with? I'd like to know someone is at home.",
+            "Who does Ada Stone live with? I'd like to know someone is at home.",
+        ),
+        ("who does she live with?", "who does she live with?"),
+        ("Who did the hip replacement?", "the hip replacement"),
     ],
 )
 def test_asked_about_drops_the_frame_of_questions_about_patients(question: str, topic: str) -> None:

@@ -130,6 +130,8 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("ilang beses na-confine, yung pinaka-una first", "how many times admitted, the earliest first"),
         ("Who does he live with onshore?", "Who does he live with at home?"),
         ("my co-brother asks", "my brother-in-law asks"),
+        ("remédios for home, por favor. When is the retorno?", "medicines for home, please. When is the follow-up?"),
+        ("Tanpri, which renmèd?", "Please, which medicines?"),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

@@ -432,7 +432,7 @@ def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind:
     assert fact_kind(written_form(question)[0]) == kind
 
 
-@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess"])
+@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess", "teta", "matant", "eeddo"])
 def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
     assert not is_thing(word)
 
@@ -440,3 +440,19 @@ def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
 @pytest.mark.parametrize("word", ["icu", "intensive"])
 def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
     assert is_thing(word)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("After her knee replacement, did the hospital write down whether she can actually swim?", {"swim"}),
+        ("Did the nurses note that he wears hearing aids?", {"wear", "hearing", "aids"}),
+        ("Did the hospital record whether she smokes?", set()),  # a kind of fact: the reading weighs it
+        ("did the hospital write down that I live on my own or with somebody?", set()),
+        ("Did they write down that she's allergic to penicillin?", set()),  # a clinical thing
+    ],
+)
+def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(question: str, words: set[str]) -> None:
+    from clinrag.retrieve.recorded import recorded_attribute
+
+    assert recorded_attribute(question) == words

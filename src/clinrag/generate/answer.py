@@ -79,6 +79,7 @@ from clinrag.retrieve.intent import (
 )
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding, provided_things
+from clinrag.retrieve.recorded import recorded_attribute
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.spoken import written_form
 from clinrag.retrieve.vocabulary import RARE_ZIPF, correct_spelling, is_drug_name, is_thing, zipf
@@ -298,6 +299,7 @@ class Answerer:
             (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
             (causes, forms_mentioned),
             (roles, forms_mentioned),
+            (recorded_attribute(cleaned, filtering), forms_mentioned),  # "did they note whether she can swim?"
         ):
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."

@@ -420,7 +420,10 @@ def _things_in(kept: str, expansions: tuple[tuple[str, str], ...]) -> frozenset[
 # --- questions about a set of patients ---------------------------------------------------------------------------
 
 _COHORT_FRAME = re.compile(
-    r"^\s*(?:(?:which|what)\s+(?:patients|people)|in\s+which\s+patients|who|whose|how\s+many\s+patients"
+    # "who does Ada Stone live with?" asks about Ada Stone: a name or a pronoun after the verb is who is asked about
+    r"^\s*(?:(?:which|what)\s+(?:patients|people)|in\s+which\s+patients"
+    r"|(?:who|whose)(?!\s+(?:does|did|do|is|was|has|had)\s+(?:(?-i:[A-Z])|(?:he|she|they|the\s+patient)\b))"
+    r"|how\s+many\s+patients"
     r"|find\s+(?:all\s+)?(?:the\s+)?patients(?:\s+(?:with|who))?|list\s+(?:everyone|all\s+(?:the\s+)?patients))\b"
     r"\s*(?:(?:have|had|has|were|was|are|is|did|do|does|underwent|developed|went)\b\s*)?(?:a\s+|an\s+)?",
     re.IGNORECASE,

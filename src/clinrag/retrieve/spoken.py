@@ -138,7 +138,9 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 @functools.cache
 def _spoken_pattern() -> re.Pattern[str]:
-    """The table's phrases and hyphened words (longest first, so "a yard" is read before "a"), then any other word."""
-    phrases = sorted((key for key in spoken_words() if " " in key or "-" in key), key=len, reverse=True)
+    """The table's phrases, hyphened words and words with letters beyond ASCII ("remédios"), longest first (so "a
+    yard" is read before "a"), then any other word."""
+    whole = (key for key in spoken_words() if " " in key or "-" in key or not key.isascii())
+    phrases = sorted(whole, key=len, reverse=True)
     spelled = [r"\s+".join(re.escape(part) for part in phrase.split()) for phrase in phrases]
     return re.compile(rf"(?<![\w'’/-])(?:{'|'.join(spelled)})(?![\w'’/-])|{_WORD.pattern}", re.IGNORECASE)
