@@ -424,6 +424,9 @@ def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bo
         ("Could you list every time Ada Stone was admitted, with the dates, oldest first?", "admissions_summary"),
         ("Can you list when Ada Stone went in each time, first one first?", "admissions_summary"),
         ("How many times have you had Ada Stone in? Can you give me all the dates?", "admissions_summary"),
+        ("which ameliyat did they do on Ada Stone? dede keeps asking", "procedure"),
+        ("tablets for home for Ada Stone - names and de doses please", "discharge_medications"),
+        ("Ada Stone going-home ilaç list with the doses", "discharge_medications"),
     ],
 )
 def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:
@@ -432,7 +435,9 @@ def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind:
     assert fact_kind(written_form(question)[0]) == kind
 
 
-@pytest.mark.parametrize("word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess", "teta", "matant", "eeddo"])
+@pytest.mark.parametrize(
+    "word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess", "teta", "matant", "eeddo", "amca", "dede"]
+)
 def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
     assert not is_thing(word)
 
@@ -450,6 +455,8 @@ def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
         ("Did the hospital record whether she smokes?", set()),  # a kind of fact: the reading weighs it
         ("did the hospital write down that I live on my own or with somebody?", set()),
         ("Did they write down that she's allergic to penicillin?", set()),  # a clinical thing
+        ("After his stay, did the hospital record his height? I need it for the rope.", {"height"}),
+        ("Did the hospital record his smoking history?", set()),
     ],
 )
 def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(question: str, words: set[str]) -> None:

@@ -58,6 +58,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
         r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:give|gave|given|get|got)\b[^?.]{{0,20}}\bfor (?:at )?home\b"
+        rf"|{_DRUGS}\s+for\s+(?:at\s+)?home\b"
         r"|(?:left|leave|leaving) (?:the )?hospital (?:on|with|taking)|(?:on|at|after) discharge"
         r"|(?:sent|send|went|go|going|gone|let) out of (?:the )?hospital (?:on|with|taking)"
         r"|did (?:he|she|they|the patient) leave (?:on|with)\b"

@@ -1,7 +1,8 @@
 """What a question asks whether the record says about the patient: "did the hospital write down whether she can
 swim?", "did the nurses note that he wears hearing aids?".
 
-The clause after "whether", "that" or "if" is what the record must say. When it asks for a kind of fact ("that she
+The clause after "whether", "that" or "if", or the patient's own thing the verb takes ("did they record his
+height?"), is what the record must say. When it asks for a kind of fact ("that she
 smokes", "whether I live on my own") or names a clinical thing, the rest of the reading weighs it. When it does neither
 — swimming, handedness, reading, a hearing aid — its plain words are what a record must name before anything is
 quoted as an answer; otherwise the answer step would quote the stay's other lines, read from the words around the
@@ -26,8 +27,8 @@ from clinrag.retrieve.vocabulary import ADDRESS_WORDS, ASKER_WORDS, KIND_WORDS, 
 
 _RECORDED_WHETHER: Final = re.compile(
     r"\b(?:write|wrote|written|note|noted|record|recorded|document|documented|mention|mentioned)"
-    r"(?:\s+down)?(?:\s+anywhere)?\s+(?:whether|that|if)\s+"
-    r"((?:he|she|they|I|we|you|his|her|their|my|our|(?-i:[A-Z])\w+)\b[^?.]*)\?",
+    r"(?:\s+down)?(?:\s+anywhere)?\s+(?:(?:whether|that|if)\s+(?=(?:he|she|they|I|we|you|his|her|their|my|our"
+    r"|(?-i:[A-Z])\w+)\b)|(?=(?:his|her|their|my|our)\s))([^?.]*)\?",
     re.IGNORECASE,
 )
 _PLAIN: Final = frozenset(
