@@ -139,21 +139,25 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
     assert [source.number for source in answer.sources] == [1, 2]  # what was retrieved is still reported
 
 
-def test_general_advice_for_someone_unnamed_is_not_answered_from_a_patients_record() -> None:
-    answerer, generator = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
-    answer = answerer.answer("Is it safe for someone on apixaban to have a tattoo, or should they wait?")
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("Is it safe for someone on apixaban to have a tattoo, or should they wait?", "in general"),
+        ("After her palpitations, did the hospital write down whether Ada Stone can swim?", "(swim)"),
+    ],
+)
+def test_what_no_patients_record_holds_is_refused_before_the_model_is_called(question: str, reason: str) -> None:
+    """General advice for someone unnamed; what the record is asked to say about the patient, named by no record."""
+    answerer, generator = _answerer([COMPLAINT, HPI, MEDS], "Ada Stone takes apixaban 5 mg [1].")
+    answer = answerer.answer(question)
     assert generator.prompts == []
     assert answer.abstention is not None
-    assert "in general" in answer.abstention.reason
-    assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained  # a patient named
+    assert reason in answer.abstention.reason
 
 
-def test_what_the_record_is_asked_to_say_must_be_named_by_a_record() -> None:
-    answerer, generator = _answerer([COMPLAINT, HPI], "Ada Stone had palpitations [1].")
-    answer = answerer.answer("After her palpitations, did the hospital write down whether Ada Stone can swim?")
-    assert generator.prompts == []
-    assert answer.abstention is not None
-    assert "(swim)" in answer.abstention.reason
+def test_a_patient_named_is_no_question_of_general_advice() -> None:
+    answerer, _ = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
+    assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained
 
 
 def test_a_question_for_a_kind_of_information_needs_no_specific_term() -> None:

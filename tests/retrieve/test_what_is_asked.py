@@ -301,19 +301,42 @@ def test_a_clause_said_before_the_question_asks_for_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "volume"),
+    ("asks", "question", "expected"),
     [
-        ("How many of them hamstring repair jobs does the hospital do in a year?", True),
-        ("How many knee replacements do your surgeons do per year?", True),
-        ("How many times a day does Ada Stone take metoprolol?", False),
-        ("How many units does Ada Stone drink a week?", False),
-        ("How many times has Ada Stone been admitted in the last year?", False),
+        ("asks_for_volume", "How many of them hamstring repair jobs does the hospital do in a year?", True),
+        ("asks_for_volume", "How many knee replacements do your surgeons do per year?", True),
+        ("asks_for_volume", "How many times a day does Ada Stone take metoprolol?", False),
+        ("asks_for_volume", "How many units does Ada Stone drink a week?", False),
+        ("asks_for_volume", "How many times has Ada Stone been admitted in the last year?", False),
+        ("asks_for_charges", "How much was the TV rental by the bed when Ada Stone was in?", True),
+        ("asks_for_charges", "What was the bill for Ada Stone's stay?", True),
+        (
+            "asks_for_charges",
+            "Can you say me what is the diagnosis of Bill Pugh when leaving from the hospital?",
+            False,
+        ),
+        ("asks_for_charges", "How much does Ada Stone drink a week?", False),
+        (
+            "asks_general_advice",
+            "Is it safe for someone with COPD to run a solid-fuel stove in a narrowboat cabin overnight?",
+            True,
+        ),
+        (
+            "asks_general_advice",
+            "How soon after a hernia repair can a fisherman usually go back to hauling creels?",
+            True,
+        ),
+        ("asks_general_advice", "How long after a new tattoo should someone wait before an MRI scan?", True),
+        ("asks_general_advice", "Which patients with COPD were admitted in winter?", False),
+        ("asks_general_advice", "Is it safe for Ada Stone to fly after her operation?", False),
+        ("asks_general_advice", "Can anyone with a penicillin allergy be found in the records?", False),
     ],
 )
-def test_how_many_a_hospital_does_is_no_question_for_one_record(question: str, volume: bool) -> None:
-    from clinrag.retrieve.intent import asks_for_volume
+def test_questions_no_patients_record_answers_are_told_apart(asks: str, question: str, expected: bool) -> None:
+    """What a hospital does in a year, what a stay cost, what is safe for someone unnamed: no record answers them."""
+    from clinrag.retrieve import intent
 
-    assert asks_for_volume(question) is volume
+    assert getattr(intent, asks)(question) is expected
 
 
 def test_the_anaesthetic_a_procedure_was_done_under_is_no_thing_to_find() -> None:
@@ -361,38 +384,6 @@ def test_a_heading_says_what_a_request_is_for_not_what_it_asks() -> None:
         understanding = understand(question)
         assert understanding.fact_kind is None
         assert understanding.things & {"sclerotherapy", "kyphoplasty"}
-
-
-@pytest.mark.parametrize(
-    ("question", "general"),
-    [
-        ("Is it safe for someone with COPD to run a solid-fuel stove in a narrowboat cabin overnight?", True),
-        ("How soon after a hernia repair can a fisherman usually go back to hauling creels?", True),
-        ("How long after a new tattoo should someone wait before an MRI scan?", True),
-        ("Which patients with COPD were admitted in winter?", False),
-        ("Is it safe for Ada Stone to fly after her operation?", False),
-        ("Can anyone with a penicillin allergy be found in the records?", False),
-    ],
-)
-def test_what_is_safe_for_someone_unnamed_is_general_advice(question: str, general: bool) -> None:
-    from clinrag.retrieve.intent import asks_general_advice
-
-    assert asks_general_advice(question) is general
-
-
-@pytest.mark.parametrize(
-    ("question", "charges"),
-    [
-        ("How much was the TV rental by the bed when Ada Stone was in?", True),
-        ("What was the bill for Ada Stone's stay?", True),
-        ("Can you say me what is the diagnosis of Bill Pugh when leaving from the hospital?", False),
-        ("How much does Ada Stone drink a week?", False),
-    ],
-)
-def test_what_a_stay_cost_is_no_question_for_a_record(question: str, charges: bool) -> None:
-    from clinrag.retrieve.intent import asks_for_charges
-
-    assert asks_for_charges(question) is charges
 
 
 @pytest.mark.parametrize(
