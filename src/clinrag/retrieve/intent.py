@@ -778,6 +778,13 @@ def asks_for_charges(question: str) -> bool:
     return _CHARGES_ASKED.search(question) is not None
 
 
+_CHARGES_ASKED: Final = re.compile(
+    r"\bhow much\b[^?.]{0,40}?\b(?-i:cost|costs|costed|charge|charges|charged|rental|rent|bill|billed|fees?|price)\b"
+    r"|\b(?:what|how much) (?:was|is|were|are) the (?:\w+ ){0,2}?(?-i:bill|invoice|charges?|fees?|rental|cost)\b",
+    re.IGNORECASE,
+)
+
+
 _SOMEONE: Final = (
     r"(?:someone|somebody|anyone|anybody|a person|people|a patient|patients|a client|clients|an adult|adults"
     r"|a child|children|a man|a woman|a driver|a pilot|a fisherman|an? \w+ driver)\b"
@@ -807,12 +814,6 @@ _GENERAL_ADVICE: Final = re.compile(
     re.IGNORECASE,
 )
 """A question of what is safe or advised for an indefinite person ("someone", "a person", "people", "a client")."""
-
-_CHARGES_ASKED: Final = re.compile(
-    r"\bhow much\b[^?.]{0,40}?\b(?-i:cost|costs|costed|charge|charges|charged|rental|rent|bill|billed|fees?|price)\b"
-    r"|\b(?:what|how much) (?:was|is|were|are) the (?:\w+ ){0,2}?(?-i:bill|invoice|charges?|fees?|rental|cost)\b",
-    re.IGNORECASE,
-)
 
 
 _VOLUME_ASKED: Final = re.compile(
