@@ -108,6 +108,8 @@ def test_what_the_patient_was_given_is_named(question: str, provided: set[str]) 
         "Give me a timeline of Ada Stone's stays.",
         "We were given a bag of new medicines when Ada Stone came home; which were prescribed on discharge?",
         "Any recorded drug allergy before I give her an antibiotic?",
+        "What operation was done on Ada Stone? I must give him a correct answer, not a guess.",
+        "What follow-up did the hospital ask for? I'll give her a lift if it's on a weekday.",
     ],
 )
 def test_what_the_asker_gives_or_is_given_names_nothing(question: str) -> None:
@@ -330,6 +332,12 @@ def test_a_clause_said_before_the_question_asks_for_nothing() -> None:
         ("asks_general_advice", "Which patients with COPD were admitted in winter?", False),
         ("asks_general_advice", "Is it safe for Ada Stone to fly after her operation?", False),
         ("asks_general_advice", "Can anyone with a penicillin allergy be found in the records?", False),
+        (
+            "asks_general_advice",
+            "is it bad for the lungs to play a brass instrument outside in freezing weather?",
+            True,
+        ),
+        ("asks_general_advice", "Is it ok for Ada Stone to play a brass instrument?", False),
     ],
 )
 def test_questions_no_patients_record_answers_are_told_apart(asks: str, question: str, expected: bool) -> None:
@@ -418,6 +426,8 @@ def test_a_heading_says_what_a_request_is_for_not_what_it_asks() -> None:
         ("which ameliyat did they do on Ada Stone? dede keeps asking", "procedure"),
         ("tablets for home for Ada Stone - names and de doses please", "discharge_medications"),
         ("Ada Stone going-home ilaç list with the doses", "discharge_medications"),
+        ("Ada Stone - discharge ausadhi with doses, sir", "discharge_medications"),
+        ("ada stone regular oshud before they went in?", "admission_medications"),
     ],
 )
 def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind: str) -> None:

@@ -810,7 +810,9 @@ _GENERAL_ADVICE: Final = re.compile(
     rf"{_SOMEONE}"
     rf"|\b(?:can|could|should|may|must)\s+{_SOMEONE}\s+(?:with|who has|who have|on|taking|after)\b"
     r"(?![^?]*\b(?:found|find|listed|list|shown|show|records?|notes?|admitted|seen)\b)"
-    rf"|\bhow (?:soon|long|quickly)\b[^?]{{0,60}}\b(?:can|could|should|may|must|before)\s+{_SOMEONE}",
+    rf"|\bhow (?:soon|long|quickly)\b[^?]{{0,60}}\b(?:can|could|should|may|must|before)\s+{_SOMEONE}"
+    r"|\b(?:is it|would it be)\s+(?:\w+\s+)?(?:safe|ok|okay|alright|advisable|wise|dangerous|risky|bad|harmful)"
+    r"\s+(?:for (?:the|your|one's) \w+\s+)?to\s+[a-z]+",
     re.IGNORECASE,
 )
 """A question of what is safe or advised for an indefinite person ("someone", "a person", "people", "a client")."""

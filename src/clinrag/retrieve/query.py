@@ -303,7 +303,8 @@ def examination_qualifiers(question: str) -> frozenset[str]:
 
 _PROVIDED: Final = re.compile(
     r"\b(?:set (?:him|her|them) up with "
-    r"|(?<!\bto )(?<!\bI )(?<!\bwe )(?:give|gave|given|provided?|fit(?:ted)?|issued?|supplied|lent)"
+    r"|(?<!\bto )(?<!\bI )(?<!\bwe )(?<!\bmust )(?<!\bwill )(?<!\bcan )(?<!'ll )(?<!’ll )"
+    r"(?:give|gave|given|provided?|fit(?:ted)?|issued?|supplied|lent)"
     r" (?:him|her|them) (?:with )?"
     r"|(?:was|were) (?:he|she|they)"
     r" (?:given|provided with|fitted with|issued(?: with)?|supplied with|set up with|lent) )"
@@ -311,7 +312,8 @@ _PROVIDED: Final = re.compile(
     re.IGNORECASE,
 )
 """What the patient was given or set up with: "did they set her up with a …", "was he given a …"; not what the
-asker gives ("want to give them some Panadol") or is given ("give me a timeline")."""
+asker gives ("want to give them some Panadol", "I'll give her a lift", "I must give him a correct answer") or is
+given ("give me a timeline")."""
 
 
 def provided_things(question: str) -> frozenset[str]:
