@@ -85,8 +85,10 @@ from clinrag.retrieve.spoken import written_form
 from clinrag.retrieve.vocabulary import RARE_ZIPF, correct_spelling, is_drug_name, is_thing, zipf
 from clinrag.retrieve.word_forms import forms_mentioned
 from clinrag.settings import AnswerSettings
-from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source
+from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilters, Source, SourceKind
 
+_PATIENT_RECORDS: Final = frozenset({SourceKind.NOTE, SourceKind.ROW})
+"""Sources that are patients' records; general advice is read from guidelines and abstracts, never from these."""
 PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
 SUMMARY_SOURCES = 40  # stays an admissions summary can list
 _MARKERS = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
@@ -261,7 +263,8 @@ class Answerer:
         if asks_for_charges(cleaned):  # "how much was the TV rental by the bed?"
             reason = "What something cost or was charged is not in a patient's clinical records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        if not named and asks_general_advice(cleaned):  # "is it safe for someone with COPD to …?"
+        from_records = all(source.chunk.source_kind in _PATIENT_RECORDS for source in sources)  # not a guideline
+        if not named and from_records and asks_general_advice(cleaned):  # "is it safe for someone with COPD to …?"
             reason = "What is safe or advised in general is not read from patients' records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
