@@ -263,8 +263,8 @@ class Answerer:
         if asks_for_charges(cleaned):  # "how much was the TV rental by the bed?"
             reason = "What something cost or was charged is not in a patient's clinical records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
-        from_records = all(source.chunk.source_kind in _PATIENT_RECORDS for source in sources)  # not a guideline
-        if not named and from_records and asks_general_advice(cleaned):  # "is it safe for someone with COPD to …?"
+        # "is it safe for someone with COPD to …?": a guideline among the sources may answer it, patients' records not
+        if not named and asks_general_advice(cleaned) and all(s.chunk.source_kind in _PATIENT_RECORDS for s in sources):
             reason = "What is safe or advised in general is not read from patients' records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):

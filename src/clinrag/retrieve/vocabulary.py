@@ -88,7 +88,7 @@ _ADDRESS_WORDS_TEXT = """
     thatha paati mzee yaya shosho guka meemaw memaw mamaw mawmaw peepaw papaw pawpaw tutu mudder fadder pap granfer
     grammy gramps tannie oom ouma oupa boet athai chithi periamma tante bubbie zaidy abuelita abuelito mija mijo nonc
     parrain nannan maw-maw paw-paw granda pere mere oncle abbess abbot prioress teta sitto sitti jiddo jiddu
-    khalto khalti khalo ammo amto pappou ji matant tonton granme granmè eeddo adeer hooyo aabo ayeeyo awoowe vovo vovó
+    khalto khalti khalo ammo amto pappou ji matant tonton granme eeddo adeer hooyo aabo ayeeyo awoowe vovo
     titia amca dayi teyze hala dede babaanne anneanne abla abi buwa hajur ba ong ngoai noi co chi chu me bac di
 """
 ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
