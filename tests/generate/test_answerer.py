@@ -155,6 +155,16 @@ def test_what_no_patients_record_holds_is_refused_before_the_model_is_called(que
     assert reason in answer.abstention.reason
 
 
+def test_one_common_word_of_what_the_record_is_asked_to_say_is_no_answer() -> None:
+    """ "Emergency" of "her emergency contact's phone number" is named by the arrival line; the contact is not."""
+    arrival = note_chunk(1, ADA, "History of Present Illness", "She came to the emergency department by ambulance.")
+    answerer, generator = _answerer([arrival, COMPLAINT], "Ada Stone came to the emergency department [1].")
+    answer = answerer.answer("Did the hospital record Ada Stone's emergency contact and their phone number?")
+    assert generator.prompts == []
+    assert answer.abstention is not None
+    assert "contact" in answer.abstention.reason
+
+
 def test_a_patient_named_is_no_question_of_general_advice() -> None:
     answerer, _ = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
     assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained

@@ -458,6 +458,13 @@ def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
         ("Did they write down that she's allergic to penicillin?", set()),  # a clinical thing
         ("After his stay, did the hospital record his height? I need it for the rope.", {"height"}),
         ("Did the hospital record his smoking history?", set()),
+        ("Did the hospital record her emergency contact's name and phone number?", {"emergency", "contact", "phone"}),
+        ("Did the hospital record which lunar year she was born in?", {"lunar", "born"}),  # "which" after the verb
+        ("Did the hospital note when he last had his eyes tested?", {"eyes", "tested"}),
+        ("Did they record whether he's left- or right-handed?", {"left", "right-handed"}),  # "left": no discharge
+        ("Did the hospital note when she was admitted?", set()),  # when she was admitted: no thing recorded
+        ("Which of my usual tablets did you write down when I came in?", set()),
+        ("Did they record Ada Stone's height?", {"ada", "stone", "height"}),  # less the names, when given
     ],
 )
 def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(question: str, words: set[str]) -> None:

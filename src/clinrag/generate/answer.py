@@ -302,7 +302,11 @@ class Answerer:
             (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
             (causes, forms_mentioned),
             (roles, forms_mentioned),
-            (recorded_attribute(cleaned, filtering), forms_mentioned),  # "did they note whether she can swim?"
+            # "did they note whether she can swim?"; "her emergency contact's phone number": most of it, not "emergency"
+            (
+                recorded_attribute(cleaned, filtering),
+                lambda needed, words: 2 * len(forms_mentioned(needed, words)) >= len(needed),
+            ),
         ):
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
