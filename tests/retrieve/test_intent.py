@@ -68,3 +68,16 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
     found = section_intent(text)
     assert len(found) == len(set(found))
     assert set(found) <= set(CANONICAL)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("ada stone what was wrong when they came in?", "presentation"),  # no "with"
+        ("What were she poorly with when she got there?", "presentation"),
+        ("When the ambulance came out for Ada Stone, what was the trouble?", "presentation"),
+        ("Which medicines did the hospital send home, and at what dose each?", "discharge_medications"),
+    ],
+)
+def test_lay_phrasings_ask_for_their_kind(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind

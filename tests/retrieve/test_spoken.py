@@ -57,6 +57,7 @@ def test_the_table_is_read_from_data_and_reads_each_word_once() -> None:
         ("ada stone - whit pills wis she takin afore aw this?", "admission_medications"),
         ("Does Ada Stone bide on her ain or is there somebody in the hoose wi her?", "social"),
         ("who's ada stone stayin wi at hame?", "social"),
+        ("What did the doctors say were wrang wi' Ada Stone when she came out?", "diagnosis"),  # the apostrophe's "th"
     ],
 )
 def test_a_question_in_scots_asks_for_its_kind_and_names_no_thing(question: str, kind: str) -> None:
@@ -132,6 +133,8 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("my co-brother asks", "my brother-in-law asks"),
         ("remédios for home, por favor. When is the retorno?", "medicines for home, please. When is the follow-up?"),
         ("Tanpri, which renmèd?", "Please, which medicines?"),
+        ("What were she poorly wi' when she got there?", "What were she poorly with when she got there?"),
+        ("an operation for his waterworks; his usual yeuk", "an operation for his urinary; his usual medicines"),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

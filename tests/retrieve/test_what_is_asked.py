@@ -437,7 +437,8 @@ def test_cockney_cajun_and_plain_wordings_say_what_is_asked(question: str, kind:
 
 
 @pytest.mark.parametrize(
-    "word", ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess", "teta", "matant", "eeddo", "amca", "dede"]
+    "word",
+    ["cousin", "nonc", "abuelita", "tante", "oncle", "abbess", "teta", "matant", "eeddo", "amca", "dede", "seanmhair"],
 )
 def test_a_word_for_kin_is_no_thing_to_find(word: str) -> None:
     assert not is_thing(word)
@@ -455,7 +456,7 @@ def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
         ("Did the nurses note that he wears hearing aids?", {"wear", "hearing", "aids"}),
         ("Did the hospital record whether she smokes?", set()),  # a kind of fact: the reading weighs it
         ("did the hospital write down that I live on my own or with somebody?", set()),
-        ("Did they write down that she's allergic to penicillin?", set()),  # a clinical thing
+        ("Did they write down that she's allergic to penicillin?", set()),  # an allergy: a kind of fact
         ("After his stay, did the hospital record his height? I need it for the rope.", {"height"}),
         ("Did the hospital record his smoking history?", set()),
         ("Did the hospital record her emergency contact's name and phone number?", {"emergency", "contact", "phone"}),
@@ -465,6 +466,11 @@ def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
         ("Did the hospital note when she was admitted?", set()),  # when she was admitted: no thing recorded
         ("Which of my usual tablets did you write down when I came in?", set()),
         ("Did they record Ada Stone's height?", {"ada", "stone", "height"}),  # less the names, when given
+        ("After his back operation, did the hospital record when he last had a tetanus jab?", {"tetanus", "jab"}),
+        (
+            "Did they write down the name of his dance partner as someone to ring?",
+            {"dance", "partner", "ring", "someone"},
+        ),
     ],
 )
 def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(question: str, words: set[str]) -> None:

@@ -49,6 +49,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"discharge {_DRUGS}|discharged (?:on|with|taking)"
         r"|(?:sent|send|went|go|going|gone) (?:\w+ ){0,3}?(?:home|out) (?:on|with|taking)"
         rf"|(?:came|come|comes|coming|got|get|gets) home with (?:\w+ ){{0,4}}?{_DRUGS}\b"
+        rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:sent|send) (?:\w+ ){{0,2}}?home\b"
         rf"|{_DRUGS}\b.{{0,20}}\b(?:on|after) leaving (?:the )?hospital\b"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
@@ -184,10 +185,14 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
-        r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up)(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"
         r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:he|she|they) (?:got there|arrived)\b"
+        r"|what (?:was|were|is) (?:he|she|they) (?:ill|sick|unwell|poorly|bad) with\b[^?.]{0,40}\bwhen (?:he|she|they)"
+        r" (?:got there|arrived|came in|went in)\b"
+        r"|\b(?:the )?(?:ambulance|paramedics?) (?:came|come|was called|were called)\b[^?]{0,80}\bwhat (?:was|is) the"
+        r" (?:trouble|matter|problem)\b"
         r"|what (?:was|were) (?:he|she|they|the patient) feel(?:ing|in['’]?)(?! like)\b",
         ("Chief Complaint", "History of Present Illness"),
     ),

@@ -3,10 +3,10 @@ swim?", "did the nurses note that he wears hearing aids?".
 
 The clause after "whether", "that" or "if", the patient's own thing the verb takes ("did they record his
 height?"), or what a "which", "who" or "how many" after the verb asks ("record which lunar year she was born in"), is
-what the record must say. When it asks for a kind of fact ("that she smokes", "whether I live on my own") or names a
-clinical thing, the rest of the reading weighs it. When it does neither — swimming, handedness, reading, a hearing aid
-— most of its plain words are what one record must name before anything is quoted as an answer; otherwise the answer
-step would quote the stay's other lines, read from the words around the clause ("after her knee replacement"), or
+what the record must say. When it asks for a kind of fact ("that she smokes", "whether I live on my own"), the rest
+of the reading weighs it. When it does not — swimming, handedness, a hearing aid, when he last had a tetanus jab —
+most of its plain words are what one record must name before anything is quoted as an answer; otherwise the answer
+step would quote the stay's other lines, read from the words around the clause ("after his back operation"), or
 from one common word of it ("emergency" of "her emergency contact's phone number").
 
 Example:
@@ -24,13 +24,14 @@ from typing import Final
 
 from clinrag.index.lexical import tokenize
 from clinrag.retrieve.intent import fact_kind
-from clinrag.retrieve.vocabulary import ADDRESS_WORDS, ASKER_WORDS, is_thing
+from clinrag.retrieve.vocabulary import ADDRESS_WORDS, ASKER_WORDS
 
 _RECORDED_WHETHER: Final = re.compile(
     r"\b(?:write|wrote|written|note|noted|record|recorded|document|documented|mention|mentioned)"
     r"(?:\s+down)?(?:\s+anywhere)?\s+(?:(?:whether|that|if)\s+(?=(?:he|she|they|I|we|you|his|her|their|my|our"
     r"|(?-i:[A-Z])\w+)\b)|(?=(?:his|her|their|my|our)\s|(?-i:[A-Z])\w+\s+(?-i:[A-Z])\w+(?:'s|\u2019s|')\s)"
-    r"|(?=(?:which|who|whose|how\s+many|how\s+often|when\s+(?:he|she|they|I)\s+last)\b))([^?.]*)\?",
+    r"|(?=(?:which|who|whose|how\s+many|how\s+often|when\s+(?:he|she|they|I)\s+last)\b"
+    r"|the\s+(?:name|names|number|details?)\s+of\s))([^?.]*)\?",
     re.IGNORECASE,
 )
 _PLAIN: Final = frozenset(
@@ -47,7 +48,7 @@ about: no record need name them."""
 
 def recorded_attribute(question: str, names: Iterable[str] = ()) -> frozenset[str]:
     """The plain (BM25-folded) words of what ``question`` asks whether the record says about the patient (less the
-    words of ``names``), when that is no kind of fact and names no clinical thing; empty otherwise.
+    words of ``names``), when that is no kind of fact; empty otherwise.
 
     Example:
         >>> sorted(recorded_attribute("Did they note whether Ada Stone wears hearing aids?", ["Ada Stone"]))
@@ -58,7 +59,7 @@ def recorded_attribute(question: str, names: Iterable[str] = ()) -> frozenset[st
     for match in _RECORDED_WHETHER.finditer(question):
         clause = match.group(1)
         tokens = set(tokenize(clause)) - named
-        if fact_kind(clause) is not None or any(map(is_thing, tokens)):
+        if fact_kind(clause) is not None:
             continue
         words |= tokens - ADDRESS_WORDS - ASKER_WORDS - _PLAIN - _GENERIC
     return frozenset(words)

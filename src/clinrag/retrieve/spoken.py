@@ -118,7 +118,8 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         if not (written.islower() or capital_allowed):
             return written  # a capital mid-sentence: maybe a name
         lowered = " ".join(written.lower().replace("’", "'").split())
-        standard = table.get(lowered) or _by_rule(lowered.rstrip("'"))  # "livin'": the g the apostrophe marks
+        plain = lowered.rstrip("'")  # "livin'", "wi'": the letters the apostrophe marks
+        standard = table.get(lowered) or (table.get(plain) if plain != lowered else None) or _by_rule(plain)
         if standard is None and lowered.startswith("t'") and lowered[2:].isalpha():
             standard = "the " + lowered[2:]  # Yorkshire "t'keyhole"
         if standard is None:

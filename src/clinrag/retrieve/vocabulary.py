@@ -71,7 +71,7 @@ _KIND_WORDS_TEXT = """
     clinic visit visits plan plans arranged scheduled documented recorded noted note notes record records chart
     chief presenting present presented hx shx pmh psh fhx dx ddx cc fu f/u pt pts dc d/c rx sx tx adr adrs
     independently independent whom cigarette cigarettes cigaret cigarets cigar cigars sensitivity sensitivities
-    sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad
+    sensitive presentation setup support carer carers caregiver regimen regimens checkup checkups rough bad poorly
     chronological chronologically enumerate sequence shouldn couldn wouldn didn doesn isn wasn weren hasn haven
     hadn aren confirm confirmed confirming regarding concerning behalf
     nkda nka scripts ciggies durry durries fags grog booze bevvy bevvies
@@ -90,6 +90,7 @@ _ADDRESS_WORDS_TEXT = """
     parrain nannan maw-maw paw-paw granda pere mere oncle abbess abbot prioress teta sitto sitti jiddo jiddu
     khalto khalti khalo ammo amto pappou ji matant tonton granme eeddo adeer hooyo aabo ayeeyo awoowe vovo
     titia amca dayi teyze hala dede babaanne anneanne abla abi buwa hajur ba ong ngoai noi co chi chu me bac di
+    seanmhair seanair
 """
 ADDRESS_WORDS: Final = frozenset(_ADDRESS_WORDS_TEXT.split())
 """Honorifics and words for kin that people put before a person's name ("Ma'am Gail Krause", "Lola Vickie Oneill",
