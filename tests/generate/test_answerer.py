@@ -165,6 +165,15 @@ def test_one_common_word_of_what_the_record_is_asked_to_say_is_no_answer() -> No
     assert "contact" in answer.abstention.reason
 
 
+def test_a_question_of_no_kind_of_record_and_no_clinical_thing_is_refused() -> None:
+    """ "What did she weigh on the ward scales?" names the patient, but nothing her records are about."""
+    answerer, generator = _answerer([COMPLAINT, HPI, MEDS], "Ada Stone takes apixaban 5 mg [1].")
+    answer = answerer.answer("What did Ada Stone weigh on the ward scales in July?")
+    assert generator.prompts == []
+    assert answer.abstention is not None
+    assert "no kind of record" in answer.abstention.reason
+
+
 def test_a_patient_named_is_no_question_of_general_advice() -> None:
     answerer, _ = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
     assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained

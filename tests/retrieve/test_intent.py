@@ -77,6 +77,20 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("What were she poorly with when she got there?", "presentation"),
         ("When the ambulance came out for Ada Stone, what was the trouble?", "presentation"),
         ("Which medicines did the hospital send home, and at what dose each?", "discharge_medications"),
+        ("Ada Stone diabetes clinic follow-up?", "followup"),  # "clinic follow-up" is no asker's place
+        ("could she keep anything down when she presented?", "presentation"),
+        ("what happened to bring him in - did he have a fall?", "presentation"),
+        ("What brought Ada Stone into hospital?", "presentation"),
+        ("Ada Stone - PC? I think leg pain on walking", "presentation"),
+        ("What was the problem when he came in?", "presentation"),
+        ("What was it Ada Stone was kept in with in the end?", "diagnosis"),
+        ("now they have discharged her. What was the problem exactly?", "diagnosis"),
+        ("Did they cut Ada Stone open or was it just one of them cameras?", "procedure"),
+        ("ada stone developed something on the ward from her meds didnt she? what was it", "complication"),
+        ("Weekend cover - Stone, Ada, social set-up documented?", "social"),
+        ("does she have a partner at home?", "social"),
+        ("Is he on his own in the house or is there someone with him?", "social"),
+        ("Hospice nurse: Ada Stone - what was the original reason she was admitted, what was found?", "presentation"),
     ],
 )
 def test_lay_phrasings_ask_for_their_kind(question: str, kind: str) -> None:

@@ -89,6 +89,10 @@ from clinrag.types import Abstention, Answer, AnswerSentence, Chunk, SearchFilte
 
 _PATIENT_RECORDS: Final = frozenset({SourceKind.NOTE, SourceKind.ROW})
 """Sources that are patients' records; general advice is read from guidelines and abstracts, never from these."""
+_OVERVIEW: Final = re.compile(
+    r"\b(?:tell me (?:about|everything)|summar(?:y|ies|ise|ize)|overview|what happened (?:to|with))\b", re.IGNORECASE
+)
+"""A question that asks for the patient's records as they are ("Tell me about Ada Stone."), no one kind of them."""
 PROMPT_MARGIN = 64  # tokens kept free for chat-template tokens the counts do not see
 SUMMARY_SOURCES = 40  # stays an admissions summary can list
 _MARKERS = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
@@ -311,6 +315,17 @@ class Answerer:
             if needed and not any(named_by(needed, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(needed)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        # "what did he weigh on the ward scales?": of the patient, but of no kind of record and no clinical thing —
+        # the nearest lines retrieved would answer a question no record is about
+        if (
+            understanding.fact_kind is None
+            and not understanding.sections
+            and not (terms or head or anchors or drugs)
+            and not _OVERVIEW.search(cleaned)  # "tell me about Ada Stone": the records themselves
+            and all(s.chunk.source_kind in _PATIENT_RECORDS for s in sources)  # a paper's or guideline's own words
+        ):
+            reason = "The question names no kind of record and no clinical thing to look for in the patient's records."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         possessed = terms & written & possessed_things(cleaned)  # not context: "checking Ada Stone's dosette box"
         for rare in _rare_things(possessed, understanding):  # "dressings on Ada Stone's cataract extraction wound"
             if not any(forms_mentioned(rare, words) for words in mentions):

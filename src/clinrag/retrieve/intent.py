@@ -118,7 +118,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
-        r" (?:for|with)|cared for with|d?dx",
+        r" (?:for|with)|cared for with|d?dx|kept in (?:with|for)\b|what (?:was|is) the (?:\w+ )?problem\b",
         ("Discharge Diagnosis",),
     ),
     (
@@ -127,7 +127,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:was|were|been|get|got|gets|have|has|had) (?:\w+ )?done\b(?!\s+(?:for|about|with) (?:pain|it|that|this))"
         r"(?: under (?:the |a )?(?:general |local )?an(?:a)?esthetic)?"
         r"|what (?:\w+ly )?did (?:they|the \w+|ortho\w*|gyn\w*|urolog\w*|cardio\w*|vascular|neuro\w*|plastics)"
-        r" (?:\w+ly )?do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b",
+        r" (?:\w+ly )?do\b|\bdo to (?:fix|repair|mend|sort out|treat) (?:it|that|this|the \w+)\b"
+        r"|\bcut (?:\w+ ){1,3}open\b|(?:one of )?(?:them|those) cameras\b",
         ("Major Surgical or Invasive Procedure", "Brief Hospital Course"),
     ),
     (
@@ -141,7 +142,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|\bwhile (?:an? )?{_STAY}|during (?:(?:the|their|his|her) )?{_STAY}"
         r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery"
         r"|(?:anything|something) (?:\w+ )?happen(?:ed)?\b|(?:didn't|did not|not) go (?:to|according to) plan"
-        r"|(?:go|went|gone) (?:smooth(?:ly)?|to plan)",
+        r"|(?:go|went|gone) (?:smooth(?:ly)?|to plan)"
+        r"|develop\w* (?:something|anything) (?:\w+ ){0,3}(?:on the ward|in (?:the )?hospital)\b",
         ("Brief Hospital Course",),
     ),
     (
@@ -159,7 +161,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:what(?:'s| is| was) )?(?:his|her|their|the) home like"
         r"|(?:who|someone|anyone|somebody|anybody) (?:\w+ ){0,3}(?:helps?|assists?)|helps? (?:him|her|them) with"
         r"|(?:someone|anyone|somebody|anybody) (?:\w+ ){0,2}(?:staying|living|stopping) (?:by|with)"
-        r"|\bby (?:her|him|them)sel(?:f|ves)\b",
+        r"|\bby (?:her|him|them)sel(?:f|ves)\b"
+        r"|social (?:set-?up|situation|circumstances)|home set[- ]?up"
+        r"|(?:partner|wife|husband|spouse) (?:at|in the) (?:home|house)\b"
+        r"|on (?:his|her|their) own (?:in|at) (?:the )?(?:house|home|flat)\b",
         ("Social History",),
     ),
     (
@@ -175,7 +180,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?<!formal )(?<!official )(?<!written )(?<!raised a )(?<!made a )(?<!lodged a )(?<!filed a )complaints?\b"
         r"(?!\s+(?:submitted|raised|made|lodged|filed|about|regarding|concerning|officers?|team|department|dept"
         r"|manager|handler|procedure|process|letter|desk|office))"
-        r"|on arrival"
+        r"|on arrival|when (?:he|she|they) presented\b|what happened to (?:bring|brought) (?:him|her|them) in\b"
+        r"|\bbrought (?:\w+ ){1,3}into (?:the )?hospital\b|(?-i:\bPC\b)"
         r"|present(?:ed|ing)? (?:with|to)|presenting (?:complaint|symptoms?|problem)|cc"
         rf"|reason for (?:(?:the|this|that|his|her|their) )?(?:\w+ )?(?:{_STAY}|visit|readmission)"
         rf"|chief complaint|symptoms?|why .{{0,30}}\b(?:re)?admit\w*|(?:came|come|coming) in (?:with|for)"
@@ -183,9 +189,10 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\b(?:went|came|come|brought|taken|got) (?:in)?to (?:the )?(?:emergency|er|a&e|ed|casualty)\b"
         r"[^?]{0,60}\bwhy\b"
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
+        r"|reason (?:he|she|they|I|we) (?:was|were) (?:admitted|brought in|taken in|hospitali[sz]ed)\b"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
-        r"|what(?:'s| was| is) (?:wrong|the matter|up)(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem)(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"
         r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:he|she|they) (?:got there|arrived)\b"
@@ -316,7 +323,7 @@ _ROLE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{0,3}}?{_ROLE_HEAD}(?:\s+{_RO
 _PLACE: Final = rf"(?:{_NOT_ROLE_WORD}[\w&'/-]+\s+){{1,3}}?{_PLACE_HEAD}(?:\s+{_NOT_ROLE_WORD}[\w&'/-]+){{0,3}}"
 _ASKER = re.compile(
     rf"^\W*(?:(?:hi|hello|hey|morning|evening)\b[\s,!.-]*)?(?:(?:i'?m|i am|this is|it'?s)\s+)?(?:(?:the|a|an|your)\s+)?"
-    rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—(-]|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*[:,.;–—(-]))"
+    rf"(?:({_ROLE})\b(?=\s*(?:[:,.;–—(]|-(?!\w)|here\b|\w+ing\b|re\b|for\b|on\b))|({_PLACE})(?=\s*(?:[:,.;–—(]|-(?!\w))))"
     rf"|\b(?:i'?m|i am|this is|it'?s)\s+(?:(?:the|a|an|your|his|her|their)\s+)({_ROLE})\b"
     rf"|(?:\s[-–—]+|\?(?:\s+[-–—]+)?)\s+((?:{_PLACE}|{_ROLE}))(?=\s*(?:[,;:.]|asking\b|here\b|$))",
     re.IGNORECASE,
