@@ -174,6 +174,14 @@ def test_a_question_of_no_kind_of_record_and_no_clinical_thing_is_refused() -> N
     assert "no kind of record" in answer.abstention.reason
 
 
+def test_a_time_of_day_asked_is_an_answer_only_with_a_clock_time() -> None:
+    """ "What time did she leave the ward?" is not answered by the stay's other lines."""
+    answerer, _ = _answerer([MEDS, COMPLAINT, HPI], "Apixaban 5 mg PO BID [1].")
+    answer = answerer.answer("After her palpitations, what time did Ada Stone leave the ward with her apixaban?")
+    assert answer.abstention is not None
+    assert "time of day" in answer.abstention.reason
+
+
 def test_a_patient_named_is_no_question_of_general_advice() -> None:
     answerer, _ = _answerer([COMPLAINT, MEDS], "Ada Stone takes apixaban 5 mg [1].")
     assert not answerer.answer("Is it safe for Ada Stone to stay on apixaban?").abstained

@@ -131,3 +131,8 @@ def test_engine_finds_an_abbreviation_by_its_spelled_out_term(tmp_path: Path) ->
     finally:
         store.close()
     assert hits[0].chunk.chunk_id == chunks[0].chunk_id
+
+
+def test_an_abbreviation_questions_use_for_several_things_is_not_expanded() -> None:
+    """PCV to a bus depot is a licence, not the procarbazine-lomustine-vincristine regimen."""
+    assert expand_abbreviations("Some tablets mean no PCV driving")[1] == ()

@@ -380,3 +380,15 @@ def test_what_the_asker_needs_the_answer_for_and_an_opening_acronym_are_the_aske
 @pytest.mark.parametrize("question", ["CT - Ada Stone result?", "PMH: Ada Stone?", "HR - was it high on admission?"])
 def test_a_clinical_abbreviation_opening_the_question_is_what_is_asked(question: str) -> None:
     assert asker_spans(question) == []
+
+
+def test_what_the_patient_had_at_the_time_says_when() -> None:
+    """ "when he had the high fever, was there any complication?": the stay of the fever, not a fever to find."""
+    question = "In October 2018, when he had the high fever and the shaking, was there any complication?"
+    assert [question[start:end] for start, end in anchor_spans(question)] == ["high fever"]
+    assert fact_kind(question) == "complication"
+
+
+def test_a_time_while_the_patient_had_something_asks_no_complication_of_itself() -> None:
+    """ "when she had the hip done": a time, but not one after an event, so no question of what happened after."""
+    assert fact_kind("Her dentures went missing when she had the hip done. Did anybody write it down?") is None

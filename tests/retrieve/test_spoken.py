@@ -135,6 +135,8 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("Tanpri, which renmèd?", "Please, which medicines?"),
         ("What were she poorly wi' when she got there?", "What were she poorly with when she got there?"),
         ("an operation for his waterworks; his usual yeuk", "an operation for his urinary; his usual medicines"),
+        ("did onything geng wrang while he wis in?", "did anything go wrong while he was in?"),  # Shetland
+        ("when da ambulance cam oot tae da hoose", "when the ambulance came out to the house"),
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

