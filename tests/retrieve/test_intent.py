@@ -92,6 +92,7 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("Is he on his own in the house or is there someone with him?", "social"),
         ("Hospice nurse: Ada Stone - what was the original reason she was admitted, what was found?", "presentation"),
         ("abeg, the medicines ada stone dey take before they enter hospital - which ones?", "admission_medications"),
+        ("What was the trouble when she was admitted? The minister would like to visit.", "presentation"),
     ],
 )
 def test_lay_phrasings_ask_for_their_kind(question: str, kind: str) -> None:

@@ -329,6 +329,7 @@ def test_a_clause_said_before_the_question_asks_for_nothing() -> None:
             True,
         ),
         ("asks_general_advice", "How long after a new tattoo should someone wait before an MRI scan?", True),
+        ("asks_general_advice", "Is it true that singing in a choir helps the lungs recover after an infection?", True),
         ("asks_general_advice", "Which patients with COPD were admitted in winter?", False),
         ("asks_general_advice", "Is it safe for Ada Stone to fly after her operation?", False),
         ("asks_general_advice", "Can anyone with a penicillin allergy be found in the records?", False),

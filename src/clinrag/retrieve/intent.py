@@ -194,6 +194,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|reason (?:he|she|they|I|we) (?:was|were) (?:admitted|brought in|taken in|hospitali[sz]ed)\b"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem|the trouble)(?: with\b)?[^?.]{0,40}\bwhen"
+        r" (?:he|she|they) (?:was|were) admitted\b"
         r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem)(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"
@@ -831,10 +833,12 @@ _GENERAL_ADVICE: Final = re.compile(
     r"(?![^?]*\b(?:found|find|listed|list|shown|show|records?|notes?|admitted|seen)\b)"
     rf"|\bhow (?:soon|long|quickly)\b[^?]{{0,60}}\b(?:can|could|should|may|must|before)\s+{_SOMEONE}"
     r"|\b(?:is it|would it be)\s+(?:\w+\s+)?(?:safe|ok|okay|alright|advisable|wise|dangerous|risky|bad|harmful)"
-    r"\s+(?:for (?:the|your|one's) \w+\s+)?to\s+[a-z]+",
+    r"\s+(?:for (?:the|your|one's) \w+\s+)?to\s+[a-z]+"
+    r"|\bis it true that\b[^?]{0,60}\b(?:helps?|cures?|prevents?|causes?|is (?:good|bad|safe|dangerous))\b",
     re.IGNORECASE,
 )
-"""A question of what is safe or advised for an indefinite person ("someone", "a person", "people", "a client")."""
+"""A question of what is safe or advised for an indefinite person ("someone", "a person", "people", "a client"), or
+of whether a general claim is true ("is it true that singing in a choir helps the lungs recover?")."""
 
 
 _VOLUME_ASKED: Final = re.compile(
