@@ -144,10 +144,12 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
     [
         ("Is it safe for someone on apixaban to have a tattoo, or should they wait?", "in general"),
         ("After her palpitations, did the hospital write down whether Ada Stone can swim?", "(swim)"),
+        ("What did Ada Stone weigh on the ward scales in July?", "no kind of record"),
     ],
 )
 def test_what_no_patients_record_holds_is_refused_before_the_model_is_called(question: str, reason: str) -> None:
-    """General advice for someone unnamed; what the record is asked to say about the patient, named by no record."""
+    """General advice for someone unnamed; what the record is asked to say about the patient, named by no record; a
+    question of the patient that names no kind of record and no clinical thing."""
     answerer, generator = _answerer([COMPLAINT, HPI, MEDS], "Ada Stone takes apixaban 5 mg [1].")
     answer = answerer.answer(question)
     assert generator.prompts == []
@@ -163,15 +165,6 @@ def test_one_common_word_of_what_the_record_is_asked_to_say_is_no_answer() -> No
     assert generator.prompts == []
     assert answer.abstention is not None
     assert "contact" in answer.abstention.reason
-
-
-def test_a_question_of_no_kind_of_record_and_no_clinical_thing_is_refused() -> None:
-    """ "What did she weigh on the ward scales?" names the patient, but nothing her records are about."""
-    answerer, generator = _answerer([COMPLAINT, HPI, MEDS], "Ada Stone takes apixaban 5 mg [1].")
-    answer = answerer.answer("What did Ada Stone weigh on the ward scales in July?")
-    assert generator.prompts == []
-    assert answer.abstention is not None
-    assert "no kind of record" in answer.abstention.reason
 
 
 def test_a_time_of_day_asked_is_an_answer_only_with_a_clock_time() -> None:
