@@ -192,6 +192,17 @@ def test_an_exact_name_ending_in_s_beats_a_missing_apostrophe() -> None:
     assert only(resolve(registry, "Labs of Ann Edward")).subject_ids == (1,)
 
 
+def test_an_office_after_an_article_is_no_surname() -> None:
+    """ "The Dean would like to write to her": no "which patient do you mean?" about Dillon Dean."""
+    registry = PatientRegistry([(1, "Cassandra Rios"), (2, "Dillon Dean")])
+    question = (
+        "Cassandra Rios is one of our cathedral guides and had to miss the whole of the September 2017 flower festival"
+        " because she was in your hospital. What diagnosis did she go home with? The Dean would like to write to her."
+    )
+    found = resolve(registry, question, detect_persons=True)
+    assert (only(found).subject_ids, found.ambiguous) == ((1,), False)
+
+
 # 3. Identifiers.
 
 

@@ -924,6 +924,8 @@ class _Finder:
                 continue
             if _clinical_false_positive(parsed, span):
                 continue
+            if fold(span.text) in _OFFICES and _ARTICLE_BEFORE.search(text, 0, span.start):
+                continue  # "The Dean would like to write to her": an office, not a person's name
             ids, how = self._near_ids(name_words(span.text))
             if ids:
                 mentions.append(PatientMention(span.text, span.start, span.end, ids, how))
@@ -1078,6 +1080,13 @@ def _person_entities(text: str) -> tuple[tuple[int, int], ...]:
             found.append((entity.start_char, entity.end_char))
     return tuple(found)
 
+
+_ARTICLE_BEFORE: Final = re.compile(r"(?i)\b(?:the|a|an)\s+$")
+_OFFICES: Final = _word_set(
+    "dean bishop provost warden governor mayor sheriff judge major captain colonel general chief master abbot vicar"
+)
+"""Offices that are surnames too: after an article ("The Dean would like to write to her") an office, not a name —
+so no "which patient do you mean?" about a patient surnamed Dean."""
 
 _INSTITUTION_WORDS: Final = _word_set(
     """
