@@ -120,7 +120,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|end(?:ed)? up (?:having|with)|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
-        r" (?:for|with)|cared for with|d?dx|kept in (?:with|for)\b|what (?:was|is) the (?:\w+ )?problem\b",
+        r" (?:for|with)|cared for with|d?dx|kept in (?:with|for)\b|what (?:was|is) the (?:\w+ )?problem\b"
+        r"|(?:say|said|says|think|thought|decide|decided) (?:\w+ )?(?:was|is) the (?:\w+ )?problem\b",
         ("Discharge Diagnosis",),
     ),
     (
