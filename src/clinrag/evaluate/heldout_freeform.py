@@ -108,7 +108,7 @@ transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotom
 a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
 with several admissions), written by someone who had not read the question-reading code and committed before its
 first run."""
-# freeform13 … freeform40: the thirteenth to fortieth blind sets, about the hospital-A patients the earlier sets
+# freeform13 … freeform41: the thirteenth to forty-first blind sets, about the hospital-A patients the earlier sets
 # asked least about, in voices of their own, several questions pinned to one stay of a patient with several
 # admissions, written by someone who had not read the question-reading code and committed before their first run.
 FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.jsonl"
@@ -139,6 +139,7 @@ FREEFORM_37: Final = Path(__file__).with_name("data") / "freeform_questions_37.j
 FREEFORM_38: Final = Path(__file__).with_name("data") / "freeform_questions_38.jsonl"
 FREEFORM_39: Final = Path(__file__).with_name("data") / "freeform_questions_39.jsonl"
 FREEFORM_40: Final = Path(__file__).with_name("data") / "freeform_questions_40.jsonl"
+FREEFORM_41: Final = Path(__file__).with_name("data") / "freeform_questions_41.jsonl"
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
@@ -180,6 +181,7 @@ FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform38": FREEFORM_38,
     "freeform39": FREEFORM_39,
     "freeform40": FREEFORM_40,
+    "freeform41": FREEFORM_41,
 }  # fmt: skip
 """Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
