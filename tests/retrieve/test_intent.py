@@ -94,6 +94,10 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("abeg, the medicines ada stone dey take before they enter hospital - which ones?", "admission_medications"),
         ("What was the trouble when she was admitted? The minister would like to visit.", "presentation"),
         ("What did the doctors say was the problem when Ada Stone was discharged?", "diagnosis"),
+        (
+            "What medicines was Ada on before going in? Her daughter wants to check the dosette box",
+            "admission_medications",
+        ),
     ],
 )
 def test_lay_phrasings_ask_for_their_kind(question: str, kind: str) -> None:

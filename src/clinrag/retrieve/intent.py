@@ -93,7 +93,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}\b[^?.]{{0,20}}\bbefore (?:they|he|she|I|you|we) (?:came|come|went|were|was|got) in\b"
         r"|\b(?:on|taking)\b[^?.]{0,20}\bbeforehand\b|(?<!take[- ])\bhome list\b"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\bbefore (?:they|he|she|I|you|we) (?:enter|entered|came into|went into)"
-        r" (?:the )?hospital\b",
+        r" (?:the )?hospital\b"
+        rf"|(?:{_DRUGS}|\bon)\b[^?.]{{0,40}}\bbefore (?:going|coming) in\b",
         ("Medications on Admission",),
     ),
     (
