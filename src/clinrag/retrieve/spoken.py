@@ -119,7 +119,7 @@ def written_form(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             return written  # a capital mid-sentence: maybe a name
         lowered = " ".join(written.lower().replace("’", "'").split())
         plain = lowered.rstrip("'")  # "livin'", "wi'": the letters the apostrophe marks
-        standard = table.get(lowered) or (table.get(plain) if plain != lowered else None) or _by_rule(plain)
+        standard = table.get(lowered) or table.get(plain) or _by_rule(plain)
         if standard is None and lowered.startswith("t'") and lowered[2:].isalpha():
             standard = "the " + lowered[2:]  # Yorkshire "t'keyhole"
         if standard is None:
