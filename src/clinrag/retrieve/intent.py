@@ -976,10 +976,10 @@ def asks_for_time_of_day(question: str) -> bool:
 
 
 def gives_time_of_day(text: str) -> bool:
-    """Whether ``text`` gives a clock time ("07:11AM", "at 2 pm", "by midday").
+    """Whether ``text`` gives a clock time ("07:11AM", "at 2.30 pm", "by midday"); a dose ("0.25 mg") is none.
 
     Example:
-        >>> gives_time_of_day("___ 07:11AM BLOOD WBC-5.5"), gives_time_of_day("Discharged home on day 3.")
+        >>> gives_time_of_day("___ 07:11AM BLOOD WBC-5.5"), gives_time_of_day("Digoxin 0.25 mg PO daily")
         (True, False)
     """
     return _TIME_GIVEN.search(text) is not None
@@ -990,7 +990,7 @@ _TIME_ASKED: Final = re.compile(
     re.IGNORECASE,
 )
 _TIME_GIVEN: Final = re.compile(
-    r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\b\.?)?|\b\d{1,2}\s*[ap]\.?m\b\.?|\b(?:noon|midday|midnight|o['’]?clock)\b",
+    r"\b\d{1,2}:\d{2}|\b\d{1,2}(?:\.\d{2})?\s*[ap]\.?m\b\.?|\b(?:noon|midday|midnight|o['’]?clock)\b",
     re.IGNORECASE,
 )
 
