@@ -269,8 +269,9 @@ class Answerer:
         if asks_for_charges(cleaned):  # "how much was the TV rental by the bed?"
             reason = "What something cost or was charged is not in a patient's clinical records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        only_records = all(source.chunk.source_kind in _PATIENT_RECORDS for source in sources)  # no paper, guideline
         # "is it safe for someone with COPD to …?": a guideline among the sources may answer it, patients' records not
-        if not named and asks_general_advice(cleaned) and all(s.chunk.source_kind in _PATIENT_RECORDS for s in sources):
+        if not named and asks_general_advice(cleaned) and only_records:
             reason = "What is safe or advised in general is not read from patients' records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
@@ -324,7 +325,7 @@ class Answerer:
             and not understanding.sections
             and not (terms or head or anchors or drugs)
             and not _OVERVIEW.search(cleaned)  # "tell me about Ada Stone": the records themselves
-            and all(s.chunk.source_kind in _PATIENT_RECORDS for s in sources)  # a paper's or guideline's own words
+            and only_records  # a paper's or guideline's own words answer what it names
         ):
             reason = "The question names no kind of record and no clinical thing to look for in the patient's records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)

@@ -40,7 +40,7 @@ _PLAIN: Final = frozenset(
 )
 """Words that qualify what the clause says without naming it."""
 _GENERIC: Final = frozenset(
-    {"name", "type", "kind", "sort", "year", "date", "number", "time", "day", "days", "detail", "which", "who", "whose"}
+    {"name", "type", "kind", "sort", "year", "date", "number", "time", "day", "days", "detail", "whose"}
 )
 """Words that say what form the answer takes ("her contact's name", "his skin type", "which year"), not what it is
 about: no record need name them."""
