@@ -145,11 +145,13 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
         ("Is it safe for someone on apixaban to have a tattoo, or should they wait?", "in general"),
         ("After her palpitations, did the hospital write down whether Ada Stone can swim?", "(swim)"),
         ("What did Ada Stone weigh on the ward scales in July?", "no kind of record"),
+        ("Does Ada Stone's retinal detachment repair affect her palpitations?", "detachment or retinal"),
     ],
 )
 def test_what_no_patients_record_holds_is_refused_before_the_model_is_called(question: str, reason: str) -> None:
     """General advice for someone unnamed; what the record is asked to say about the patient, named by no record; a
-    question of the patient that names no kind of record and no clinical thing."""
+    question of the patient that names no kind of record and no clinical thing; an event of the patient's, named in
+    two clinical words, that no record names."""
     answerer, generator = _answerer([COMPLAINT, HPI, MEDS], "Ada Stone takes apixaban 5 mg [1].")
     answer = answerer.answer(question)
     assert generator.prompts == []

@@ -41,6 +41,8 @@ def test_the_packaged_vocabulary_loads_and_validates() -> None:
         ("Which gallbladder operation did Ada Stone have?", "lap chole", "TURP"),
         ("Did Ada Stone get confused after the operation?", "Course complicated by postoperative delirium.", "Ate."),
         ("Which beta blocker is Ada Stone on?", "Nebivolol 5 mg daily", "Nifedipine 30 mg"),  # by the INN stem
+        ("Ada Stone c diff treatment", "# C. diff colitis: treated with PO vancomycin.", "Stool softener PRN"),
+        ("How was Ada Stone's cdiff treated?", "Clostridioides difficile infection", "the diff between them"),
     ],
 )
 def test_a_class_question_accepts_a_member_and_not_a_non_member(

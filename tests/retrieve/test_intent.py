@@ -87,6 +87,8 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("now they have discharged her. What was the problem exactly?", "diagnosis"),
         ("Did they cut Ada Stone open or was it just one of them cameras?", "procedure"),
         ("ada stone developed something on the ward from her meds didnt she? what was it", "complication"),
+        ("Ada Stone c diff treatment", "complication"),  # how the stay's problem was treated: the course
+        ("What treatment did Ada Stone get for her cellulitis?", "complication"),
         ("Weekend cover - Stone, Ada, social set-up documented?", "social"),
         ("does she have a partner at home?", "social"),
         ("Is he on his own in the house or is there someone with him?", "social"),

@@ -53,7 +53,7 @@ from clinrag.generate.sanitize import sanitize_question, sanitize_source
 from clinrag.generate.source_parts import in_parts
 from clinrag.index.embed import Embedder
 from clinrag.index.lexical import tokenize
-from clinrag.retrieve.classes import class_words, mentioned, names_topic, topic_names
+from clinrag.retrieve.classes import asked_classes, class_words, mentioned, names_topic, topic_names
 from clinrag.retrieve.head import (
     asked_attributes,
     asked_drugs,
@@ -334,6 +334,13 @@ class Answerer:
             if not any(forms_mentioned(rare, words) for words in mentions):
                 reason = f"No retrieved record mentions what the question asks about ({_listing(rare)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        # "the wound from Ada Stone's retinal detachment repair": an event named as the patient's own, in two
+        # clinical words or more, is one no record names when none of them (nor a class they name) is in any record
+        if len(possessed) > 1 and not any(
+            forms_mentioned(possessed.union(understanding.classes), words) for words in mentions
+        ):
+            reason = f"No retrieved record mentions what the question asks about ({_listing(possessed)})."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
 
@@ -666,7 +673,7 @@ def _rare_things(written: frozenset[str], understanding: QueryUnderstanding) -> 
     for word in sorted(written):
         if zipf(word) >= RARE_ZIPF or is_drug_name(word):
             continue
-        alternatives = {word}
+        alternatives = {word} | {found.name for found in asked_classes(word) if found.kind != "topic"}  # "cdiff"
         for phrase, meaning in understanding.expansions:
             if word in tokenize(phrase):
                 alternatives |= set(tokenize(meaning))

@@ -142,6 +142,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|post-?op\w*|postoperative\w*|side[- ]effects?"
         r"|(?:problems?|issues?|troubles?|difficult\w*) (?:after|following|post|from|with (?:the|his|her) recovery)"
         r"|arose|hospital course|how was .{0,30} treated|what was .{0,30} treated(?! for)"
+        # "c diff treatment", "what treatment did she get for the cellulitis": how the stay's problem was treated
+        r"|\btreatment (?:for|of)\b|\btreatment\s*\??\s*$"
+        r"|\btreatment (?:did|was) .{0,30} (?:get|given|receive)\w* for\b"
         rf"|develop\w*(?=.{{0,40}}\b(?:while|during) .{{0,20}}{_STAY})"  # the cue is the verb: what develops is asked
         rf"|\bwhile (?:an? )?{_STAY}|during (?:(?:the|their|his|her) )?{_STAY}"
         r"|recovery (?:was )?(?:rough|difficult|eventful|complicated|hard)|rough recovery"

@@ -886,6 +886,7 @@ class _Finder:
             not tokens[last].possessive
             and last + 1 < len(tokens)
             and gaps[last] == _JOIN
+            and len(tokens[last + 1].key) > 1  # "Misty Castaneda C. diff": an initial never follows a surname
             and self._name_like(
                 parsed,
                 last + 1,
