@@ -108,7 +108,7 @@ transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotom
 a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
 with several admissions), written by someone who had not read the question-reading code and committed before its
 first run."""
-# freeform13 … freeform43: the thirteenth to forty-third blind sets, about the hospital-A patients the earlier sets
+# freeform13 … freeform44: the thirteenth to forty-fourth blind sets, about the hospital-A patients the earlier sets
 # asked least about, in voices of their own, several questions pinned to one stay of a patient with several
 # admissions, written by someone who had not read the question-reading code and committed before their first run.
 FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.jsonl"
@@ -142,6 +142,7 @@ FREEFORM_40: Final = Path(__file__).with_name("data") / "freeform_questions_40.j
 FREEFORM_41: Final = Path(__file__).with_name("data") / "freeform_questions_41.jsonl"
 FREEFORM_42: Final = Path(__file__).with_name("data") / "freeform_questions_42.jsonl"
 FREEFORM_43: Final = Path(__file__).with_name("data") / "freeform_questions_43.jsonl"
+FREEFORM_44: Final = Path(__file__).with_name("data") / "freeform_questions_44.jsonl"
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
@@ -186,6 +187,7 @@ FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform41": FREEFORM_41,
     "freeform42": FREEFORM_42,
     "freeform43": FREEFORM_43,
+    "freeform44": FREEFORM_44,
 }  # fmt: skip
 """Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
