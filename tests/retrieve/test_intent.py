@@ -89,6 +89,11 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("ada stone developed something on the ward from her meds didnt she? what was it", "complication"),
         ("Ada Stone c diff treatment", "complication"),  # how the stay's problem was treated: the course
         ("What treatment did Ada Stone get for her cellulitis?", "complication"),
+        ("What was written as the problem when she came in?", "presentation"),
+        ("What was she bad with when she got to yow?", "presentation"),
+        ("Which medicines, and at what doses, did the hospital discharge Ada Stone on?", "discharge_medications"),
+        ("TVN. Ada Stone's hip wound - when were the staples meant to come out, and where?", "followup"),
+        ("Something about a blood test. What was the reason she presented?", "presentation"),  # the question's kind
         ("Weekend cover - Stone, Ada, social set-up documented?", "social"),
         ("does she have a partner at home?", "social"),
         ("Is he on his own in the house or is there someone with him?", "social"),

@@ -208,3 +208,23 @@ def test_sounded_out_endings_and_body_parts_and_pointing_back() -> None:
     assert fact_kind("Weekend cover for Stone, Ada - what was she on before she came in?") == "admission_medications"
     assert fact_kind("My name is Ada Stone, when was I admitted each time?") == "admissions_summary"
     assert fact_kind("what does my hospital file say about cigarets?") == "social"
+
+
+def test_the_askers_world_is_no_thing_to_find() -> None:
+    """A rare word of a statement beside the question ("the evening pooja"), a 'for' in a clause of its own, and
+    "have it right" (which points back at nothing) leave the question's own things alone."""
+    pooja = understand(
+        "They took Ada Stone for an operation while the family was at the temple for the evening pooja. "
+        "What operation did Ada Stone have?"
+    )
+    assert "pooja" not in pooja.things | pooja.anchors
+    assert "pooja" in pooja.context
+    review = understand(
+        "I've got the first absence review on Thursday. What was Ada Stone's diagnosis? I'd rather have it right."
+    )
+    assert "absence" not in review.things
+    told = understand("Ada Stone had a hip fracture. What operation did she have?")
+    assert "fracture" in told.things | told.anchors  # a clinical word of a statement is still the question's
+    thali = understand("She always wears her thali. Did the hospital write down whether she took it off?")
+    assert "thali" in thali.things  # no kind asked: what the statement tells is what is asked about
+    assert "schirmer" in understand("Schirmer test ... Ada Stone ... anything come of it?").things  # no sentences

@@ -472,6 +472,11 @@ def test_intensive_care_is_a_thing_a_record_must_name(word: str) -> None:
             "Did they write down the name of his dance partner as someone to ring?",
             {"dance", "partner", "ring", "someone"},
         ),
+        (
+            "Did the hospital write down where he caught it - from someone at work, maybe?",
+            {"caught", "someone", "work"},
+        ),
+        ("Did they document where she lives?", set()),  # where she lives: a kind of fact
     ],
 )
 def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(question: str, words: set[str]) -> None:

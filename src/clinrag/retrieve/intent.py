@@ -56,6 +56,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
         r"|discharge (?:him|her|them|['’]em|me|the patient) (?:on|with)"
+        rf"|{_DRUGS}\b[^?.]{{0,60}}\bdischarge (?:(?-i:[A-Z])[\w'-]+ ){{1,2}}(?:on|with)\b"  # "discharge Ada Stone on"
         rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
         r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:give|gave|given|get|got)\b[^?.]{{0,20}}\bfor (?:at )?home\b"
@@ -196,17 +197,19 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\b(?:went|came|come|brought|taken|got) (?:in)?to (?:the )?(?:emergency|er|a&e|ed|casualty)\b"
         r"[^?]{0,60}\bwhy\b"
         r"|reason (?:he|she|they|I|we) (?:came|come|went|was|were) in|made (?:him|her|them|me) (?:go|come) in(?:to)?"
+        r"|reason (?:he|she|they|I|we|the patient) presented\b"
         r"|reason (?:he|she|they|I|we) (?:was|were) (?:admitted|brought in|taken in|hospitali[sz]ed)\b"
         r"|how (?:was|were|did|is) (?:he|she|they|the patient) present\w*|what was happening to (?:him|her|them)"
         r"|(?:reason for )?presentation|in the first place|to begin with"
         r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem|the trouble)(?: with\b)?[^?.]{0,40}\bwhen"
         r" (?:he|she|they) (?:was|were) admitted\b"
-        r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem)(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
+        r"|what(?:'s| was| is) (?:(?:written|put|recorded|noted) (?:down )?as )?(?:wrong|the matter|up|the problem)"
+        r"(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"
         r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:he|she|they) (?:got there|arrived)\b"
         r"|what (?:was|were|is) (?:he|she|they) (?:ill|sick|unwell|poorly|bad) with\b[^?.]{0,40}\bwhen (?:he|she|they)"
-        r" (?:got there|arrived|came in|went in)\b"
+        r" (?:got there|arrived|came in|went in|got to|got (?:taken|took) in)\b"
         r"|\b(?:the )?(?:ambulance|paramedics?) (?:came|come|was called|were called)\b[^?]{0,80}\bwhat (?:was|is) the"
         r" (?:trouble|matter|problem)\b"
         r"|what (?:was|were) (?:he|she|they|the patient) feel(?:ing|in['’]?)(?! like)\b",
@@ -232,6 +235,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"come back(?!\s+(?:positive|negative|normal|abnormal|clear|raised|high|low))"  # a result
         r"|(?:return|control) visits?|be seen|seen (?:in|at|by)|re-?check\w*|check-?ups?|(?:told|asked|needs?) to see"
         r"|see someone|what checks|checks? with (?:who|whom)\b"
+        r"|(?:staples?|stitch(?:es)?|sutures?|clips) (?:\w+ ){0,3}(?:come out|taken out|removed)\b"
+        r"|(?:staple|stitch|suture|clip) removal"
         r"|(?:supposed|meant|due|going|has|have|needs?) to (?:go|come) back\b"
         r"|\bmust\b[^?.]{0,40}\b(?:go|come) back\b|\breview (?:date|appointment)s?\b",
         ("Followup Instructions",),
@@ -661,6 +666,7 @@ INTERROGATIVE: Final = re.compile(
 REFERS_BACK: Final = re.compile(
     r"\b(?:have|had|has|get|got|undergo|underwent|after|from|with|following|since|receive|received)"
     r"\s+(?:it|that one|this(?=\s*(?:[?.,;:!]|$|(?:and|or|then|done|performed|before)\b)))\b"
+    r"(?!\s+(?:right|wrong|straight|clear|sorted|in writing|checked|confirmed)\b)"  # "I'd rather have it right"
     r"|\b(?:what|did|does|has|had)\s+(?:it|that)\s+(?:show|showed|shows|find|found|reveal|revealed)\b"
     r"|\b(?:(?:it|that|this)\s+(?:was|were|got|had been)|(?:was|were)\s+(?:it|that|this))\s+(?:\w+\s+)?"
     r"(?:done|performed|carried out|removed|placed|fitted)\b",

@@ -36,6 +36,7 @@ from clinrag.retrieve.intent import (
     anchor_spans,
     aside_span,
     asker_spans,
+    clause_spans,
     cue_spans,
     fact_kind,
     kind_candidates,
@@ -45,7 +46,15 @@ from clinrag.retrieve.intent import (
 )
 from clinrag.retrieve.shorthand import expand_shorthand
 from clinrag.retrieve.spoken import written_form
-from clinrag.retrieve.vocabulary import KIND_WORDS, LAB_TESTS, THERAPIES, correct_spelling, is_drug_name, is_thing
+from clinrag.retrieve.vocabulary import (
+    KIND_WORDS,
+    LAB_TESTS,
+    THERAPIES,
+    clinical_words,
+    correct_spelling,
+    is_drug_name,
+    is_thing,
+)
 
 __all__ = [
     "PREFERRED_EXPANSIONS",
@@ -178,6 +187,12 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         else context_words(kind, things - anchors - qualifiers, {c.name for c in classes}, about)
     )
     things -= context
+    # "… at the temple for the evening pooja. What operation did he have?": a section or the procedure asked, what
+    # the statement tells is not what is asked (unlike "she always wears her thali. Did they write down whether she
+    # took it off?", or "her voice has been croaky since. Did anyone assess her voice after the operation?")
+    background = background_words(read) if kind in SECTION_KINDS or kind == "procedure" else frozenset()
+    things -= background
+    context |= background
     named = tuple(dict.fromkeys(found.name for found in (*classes, *anchor_classes)))
     if expand_abbreviations:
         for found in dict.fromkeys((*classes, *anchor_classes)):
@@ -344,6 +359,29 @@ def blanked(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
+_SENTENCE: Final = re.compile(r"[^.?!]*[^.?!\s][^.?!]*(?:[.?!]+|$)")
+_ELLIPSIS: Final = re.compile(r"\.{2,}|…")
+
+
+def background_words(question: str) -> frozenset[str]:
+    """The rare words of ``question``'s statements that name nothing clinical, when another of its sentences asks:
+    the asker's world ("the evening pooja", "the mews"), which no record need name when a kind of fact is asked.
+
+    Example:
+        >>> sorted(background_words("We were at the evening pooja. What operation did he have?"))
+        ['pooja']
+        >>> background_words("He had a hip fracture. What operation did he have?")
+        frozenset()
+    """
+    unbroken = _ELLIPSIS.sub(lambda match: " " * len(match.group(0)), question)  # "Schirmer test ... anything?"
+    sentences = [(match.start(), match.end()) for match in _SENTENCE.finditer(unbroken)]
+    statements = [(start, end) for start, end in sentences if not question[start:end].rstrip().endswith("?")]
+    if len(statements) == len(sentences):
+        return frozenset()
+    told = _things_in(_only(question, statements), ()) - _things_in(blanked(question, statements), ())
+    return frozenset(word for word in told if word not in clinical_words() and not is_drug_name(word))
+
+
 def _only(text: str, spans: list[tuple[int, int]]) -> str:
     """The characters of ``spans`` of ``text``, each span on its own."""
     return " . ".join(text[start:end] for start, end in spans)
@@ -355,6 +393,9 @@ _INDICATION: Final = re.compile(
     r"[a-z][\w/'-]*){0,2})",
     re.IGNORECASE,
 )
+
+
+_SUBORDINATE: Final = re.compile(r"\b(?:while|whilst|when|because|although|though|but)\b", re.IGNORECASE)
 
 
 def indication_spans(question: str) -> list[tuple[int, int]]:
@@ -370,7 +411,12 @@ def indication_spans(question: str) -> list[tuple[int, int]]:
     """
     cues = cue_spans(question)
     after = cues[0][1] if cues else len(question)
-    return [(match.start(1), match.end(1)) for match in _INDICATION.finditer(question, after)]
+    # in the cue's own clause, before a clause of its own ("an operation while the family was at the temple for
+    # the evening pooja": the pooja is no indication)
+    end = next((stop for start, stop in clause_spans(question) if start <= after <= stop), len(question))
+    subordinate = _SUBORDINATE.search(question, after, end)
+    end = subordinate.start() if subordinate else end
+    return [(match.start(1), match.end(1)) for match in _INDICATION.finditer(question, after, end)]
 
 
 def anchored_things(question: str, expansions: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:

@@ -1,13 +1,13 @@
 """What a question asks whether the record says about the patient: "did the hospital write down whether she can
 swim?", "did the nurses note that he wears hearing aids?".
 
-The clause after "whether", "that" or "if", the patient's own thing the verb takes ("did they record his
-height?"), or what a "which", "who" or "how many" after the verb asks ("record which lunar year she was born in"), is
+The clause after "whether", "that" or "if", the patient's own thing the verb takes ("did they record his height?"),
+or what a "which", "who", "where" or "how many" after the verb asks ("record which lunar year she was born in"), is
 what the record must say. When it asks for a kind of fact ("that she smokes", "whether I live on my own"), the rest
 of the reading weighs it. When it does not — swimming, handedness, a hearing aid, when he last had a tetanus jab —
 most of its plain words are what one record must name before anything is quoted as an answer; otherwise the answer
-step would quote the stay's other lines, read from the words around the clause ("after his back operation"), or
-from one common word of it ("emergency" of "her emergency contact's phone number").
+step would quote the stay's other lines, read from the words around the clause ("after his back operation"), or from
+one common word of it ("emergency" of "her emergency contact's phone number").
 
 Example:
     >>> sorted(recorded_attribute("After her knee replacement, did the hospital write down whether she can swim?"))
@@ -30,13 +30,13 @@ _RECORDED_WHETHER: Final = re.compile(
     r"\b(?:write|wrote|written|note|noted|record|recorded|document|documented|mention|mentioned)"
     r"(?:\s+down)?(?:\s+anywhere)?\s+(?:(?:whether|that|if)\s+(?=(?:he|she|they|I|we|you|his|her|their|my|our"
     r"|(?-i:[A-Z])\w+)\b)|(?=(?:his|her|their|my|our)\s|(?-i:[A-Z])\w+\s+(?-i:[A-Z])\w+(?:'s|\u2019s|')\s)"
-    r"|(?=(?:which|who|whose|how\s+many|how\s+often|when\s+(?:he|she|they|I)\s+last)\b"
+    r"|(?=(?:which|who|whose|where|why|how|when\s+(?:he|she|they|I)\s+last)\b"
     r"|the\s+(?:name|names|number|details?)\s+of\s))([^?.]*)\?",
     re.IGNORECASE,
 )
 _PLAIN: Final = frozenset(
     {"actually", "really", "still", "ever", "even", "properly", "cannot", "cant", "can", "could", "would", "able"}
-    | {"whether", "anywhere", "many", "last"}
+    | {"whether", "anywhere", "many", "last", "maybe", "perhaps"}
 )
 """Words that qualify what the clause says without naming it."""
 _GENERIC: Final = frozenset(
