@@ -94,6 +94,7 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("Which medicines, and at what doses, did the hospital discharge Ada Stone on?", "discharge_medications"),
         ("TVN. Ada Stone's hip wound - when were the staples meant to come out, and where?", "followup"),
         ("Something about a blood test. What was the reason she presented?", "presentation"),  # the question's kind
+        ("Before Ada Stone went into your hospital, what medicines was she on?", "admission_medications"),
         ("Weekend cover - Stone, Ada, social set-up documented?", "social"),
         ("does she have a partner at home?", "social"),
         ("Is he on his own in the house or is there someone with him?", "social"),

@@ -228,3 +228,8 @@ def test_the_askers_world_is_no_thing_to_find() -> None:
     thali = understand("She always wears her thali. Did the hospital write down whether she took it off?")
     assert "thali" in thali.things  # no kind asked: what the statement tells is what is asked about
     assert "schirmer" in understand("Schirmer test ... Ada Stone ... anything come of it?").things  # no sentences
+    jab = understand("Was Ada Stone given her flu jab while she was in? Our nurse runs the flu clinic on nights.")
+    assert jab.fact_kind is None  # the clinic is the asker's: the question asks for a jab, no follow-up
+    assert "jab" in jab.things
+    belongings = understand("Did the hospital log them in with Ada Stone's belongings?")
+    assert "belonging" in belongings.things  # property, like a passport, is what a record must name

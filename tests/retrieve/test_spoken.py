@@ -137,6 +137,10 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("an operation for his waterworks; his usual yeuk", "an operation for his urinary; his usual medicines"),
         ("did onything geng wrang while he wis in?", "did anything go wrong while he was in?"),  # Shetland
         ("when da ambulance cam oot tae da hoose", "when the ambulance came out to the house"),
+        ("Fit pills is she tae tak noo, and foo muckle o each?", "What pills is she to take now, and how much o each?"),
+        ("fit wis wrang wi her fan she cam in?", "what was wrong with her when she came in?"),  # Doric
+        ("Fa dis she bide wi? It's been near a fortnicht.", "Who dis she live with? It's been near a fortnight."),
+        ("Is he fit to drive? A fit note?", "Is he fit to drive? A fit note?"),  # English
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

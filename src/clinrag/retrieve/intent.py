@@ -29,7 +29,7 @@ from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?"
     r"(?:admitted|admission|admit|hospitali[sz]ed|confined)"
-    r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the )?hospital"
+    r"|(?:coming|came|being brought|arriving|going|went|getting|got) (?:in)?to (?:the |your |our )?hospital"
 )
 _DRUGS = (
     r"(?:meds?|medications?|medicines?|drugs?|pills|prescriptions?|scripts|tablets|(?:medication |drug )?regimens?)"
@@ -208,6 +208,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"
         r"|what(?:'s| was| is) (?:wrong|the matter|up) with\b[^?.]{0,40}\bwhen (?:he|she|they) (?:got there|arrived)\b"
+        r"|what(?:'s| was| is) (?:wrong|the matter|up)\b[^?.]{0,20}\bwhen (?:\w+ ){1,2}"
+        r"(?:got (?:there|to you|to (?:the )?hospital)|arrived)\b"
         r"|what (?:was|were|is) (?:he|she|they) (?:ill|sick|unwell|poorly|bad) with\b[^?.]{0,40}\bwhen (?:he|she|they)"
         r" (?:got there|arrived|came in|went in|got to|got (?:taken|took) in)\b"
         r"|\b(?:the )?(?:ambulance|paramedics?) (?:came|come|was called|were called)\b[^?]{0,80}\bwhat (?:was|is) the"

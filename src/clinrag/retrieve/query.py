@@ -28,9 +28,11 @@ from typing import Final
 from clinrag.index import abbreviations
 from clinrag.index.abbreviations import PREFERRED_EXPANSIONS, STOPLIST, addable, expand_abbreviations
 from clinrag.index.lexical import tokenize
+from clinrag.ingest.sentences import sentence_spans
 from clinrag.retrieve.classes import asked_classes, vocabulary
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
+    INTERROGATIVE,
     KIND_SECTIONS,
     REFERS_BACK,
     anchor_spans,
@@ -151,6 +153,8 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         expansions += lay + shortened + shorthand
         lexical += "".join(" " + meaning for _, meaning in shorthand)
     kind = fact_kind(read)
+    if kind is not None and _kind_only_told(read):
+        kind = None  # "Was she given her flu jab? Our nurse runs the flu clinic": the clinic is the asker's
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
     kept = blanked(read, [*anchor_spans(read), *asker_spans(read), *planned_spans(read), *aside_span(read)])
@@ -359,8 +363,39 @@ def blanked(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
-_SENTENCE: Final = re.compile(r"[^.?!]*[^.?!\s][^.?!]*(?:[.?!]+|$)")
-_ELLIPSIS: Final = re.compile(r"\.{2,}|…")
+def _sentences(question: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The spans of ``question``'s sentences (:func:`clinrag.ingest.sentences.sentence_spans`: "e.g.", "s/p" and an
+    ellipsis end none) that ask — end in "?", open as a question or a request — and of those that tell."""
+    sentences = sentence_spans(question)
+    asking = [
+        (start, end)
+        for start, end in sentences
+        if question[start:end].rstrip().endswith("?") or _ASKS.match(question[start:end])  # "do they smoke"
+    ]
+    return asking, [span for span in sentences if span not in asking]
+
+
+_ASKS: Final = re.compile(rf"{INTERROGATIVE.pattern}|\s*(?:please|kindly|pls|tell me|can you|could you)\b", re.I)
+_OWN_WORLD: Final = re.compile(r"\b(?:I|I'm|we|we're|our|my)\b", re.IGNORECASE)
+
+
+def _kind_only_told(question: str) -> bool:
+    """Whether ``question``'s kind of fact is cued only in a sentence after the question that tells of the asker's
+    own world ("Was she given her flu jab? Our nurse runs the flu clinic on nights."), while the question names a
+    clinical thing of its own: the clinic is the asker's, not a follow-up asked for. A sentence that only says which
+    kind ("Symptoms, I mean") or sets the question up before it ("She had the op for the ectopic. Did they take out
+    the tube?") keeps its kind."""
+    asking, telling = _sentences(question)
+    if not asking or not _things_in(_only(question, asking), ()):
+        return False
+    own = [
+        (start, end)
+        for start, end in telling
+        if start > asking[0][1]
+        and (cues := cue_spans(question[start:end]))
+        and _OWN_WORLD.search(question, start, start + cues[0][0])
+    ]
+    return bool(own) and fact_kind(blanked(question, own)) is None
 
 
 def background_words(question: str) -> frozenset[str]:
@@ -373,10 +408,8 @@ def background_words(question: str) -> frozenset[str]:
         >>> background_words("He had a hip fracture. What operation did he have?")
         frozenset()
     """
-    unbroken = _ELLIPSIS.sub(lambda match: " " * len(match.group(0)), question)  # "Schirmer test ... anything?"
-    sentences = [(match.start(), match.end()) for match in _SENTENCE.finditer(unbroken)]
-    statements = [(start, end) for start, end in sentences if not question[start:end].rstrip().endswith("?")]
-    if len(statements) == len(sentences):
+    asking, statements = _sentences(question)
+    if not asking:
         return frozenset()
     told = _things_in(_only(question, statements), ()) - _things_in(blanked(question, statements), ())
     return frozenset(word for word in told if word not in clinical_words() and not is_drug_name(word))

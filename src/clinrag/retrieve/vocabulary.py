@@ -153,9 +153,12 @@ albumin bilirubin lipase amylase d-dimer ck magnesium phosphate glucose g6pd b12
 LAB_TESTS: Final = frozenset(_LAB_TESTS_TEXT.split())
 """Laboratory tests a question may name: what to find, never context of a medication list or a social history
 ("her INR on the day of discharge?" is not answered by the discharge medications)."""
-ADMINISTRATIVE_WORDS: Final = frozenset({"passport", "visa", "consulate", "embassy", "visitor", "visitors"})
-"""Papers and visitors ("the passport number recorded", "the visitor record"): what a question may ask that a
-discharge summary seldom holds — a thing to find, however common the word. Not flying: "before flying" is mostly why
+ADMINISTRATIVE_WORDS: Final = frozenset(
+    {"passport", "visa", "consulate", "embassy", "visitor", "visitors", "belonging", "possession"}
+)
+"""Papers, visitors and property ("the passport number recorded", "the visitor record", "logged in with his
+belongings"): what a question may ask that a discharge summary seldom holds — a thing to find, however common the
+word. Not flying: "before flying" is mostly why
 a question is asked, not what it asks."""
 OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
 """A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
