@@ -57,6 +57,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r" (?:left|went home|got home|(?:was|were) discharged)\b"
         r"|discharge (?:him|her|them|['’]em|me|the patient) (?:on|with)"
         rf"|{_DRUGS}\b[^?.]{{0,60}}\bdischarge (?:(?-i:[A-Z])[\w'-]+ ){{1,2}}(?:on|with)\b"  # "discharge Ada Stone on"
+        rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:must|should|has to|have to|needs? to) take now\b"
+        r"|(?:come|came|coming) home (?:on|with)\b"
         rf"|take-home|take home (?:{_DRUGS}|list|pack)|{_DRUGS}\b.{{0,40}}\btake home|going[- ]home {_DRUGS}"
         r"|now (?:that )?(?:they're|he's|she's|they are|he is|she is) home"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:give|gave|given|get|got)\b[^?.]{{0,20}}\bfor (?:at )?home\b"
@@ -72,7 +74,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         ("Discharge Medications",),
     ),
     (
-        rf"(?:before|prior to) {_ADMITTED}|(?:home|outpatient) {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
+        rf"(?:before|prior to) (?:(?-i:[A-Z])[\w'-]+ ){{0,2}}{_ADMITTED}"
+        rf"|(?:home|outpatient) {_DRUGS}|regular {_DRUGS}|usual {_DRUGS}|pre-?admission"
         rf"|{_DRUGS}\b[^?.!;]{{0,40}}\b(?:(?:on|at|upon) (?:the time of )?(?:admission|arrival)"
         r"|when (?:\w+ ){0,3}admitted)"
         rf"|\b(?:on|taking|takes?|{_DRUGS})\b.{{0,30}}\b(?:before|prior to) (?:(?:the|his|her|their|this|that) )?"
@@ -159,6 +162,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|bevv(?:y|ies)|(?<=the )ale\b|recreational drugs|substance use"
         r"|pack[- ]?years?(?: (?:smoking )?history)?"
         r"|live[sd]? (?:with|alone|by)|living (?:situation|arrangements?)|home situation|social history"
+        r"|stay(?:s|ing)? (?:alone|on (?:his|her|their) own)\b"
         r"|(?:who(?:'s| is| was)?|whom)\b[^?.]{0,30}\bstay(?:s|ing)? with|stay(?:s|ing)? with (?:who|whom)\b"
         r"|occupation|works? as|s(?:ocial )?hx|live[sd]?|living|independen\w*|at home with|look(?:s|ing)? after"
         r"|cares? for"
@@ -203,7 +207,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|(?:reason for )?presentation|in the first place|to begin with"
         r"|what(?:'s| was| is) (?:wrong|the matter|up|the problem|the trouble)(?: with\b)?[^?.]{0,40}\bwhen"
         r" (?:he|she|they) (?:was|were) admitted\b"
-        r"|what(?:'s| was| is) (?:(?:written|put|recorded|noted) (?:down )?as )?(?:wrong|the matter|up|the problem)"
+        r"|what(?:'s| was| is) (?:(?:written|put|recorded|noted) (?:down )?as )?(?:wrong|the matter|up|the problem"
+        r"|the trouble)"
         r"(?: with\b)?[^?.]{0,40}\bwhen (?:\w+ ){1,2}"
         r"(?:(?:first )?(?:went|came|come|got(?: taken| brought)?|(?:was|were) (?:brought|taken))"
         r"|took (?:him|her|them)) in\b"

@@ -155,11 +155,12 @@ LAB_TESTS: Final = frozenset(_LAB_TESTS_TEXT.split())
 ("her INR on the day of discharge?" is not answered by the discharge medications)."""
 ADMINISTRATIVE_WORDS: Final = frozenset(
     {"passport", "visa", "consulate", "embassy", "visitor", "visitors", "belonging", "possession"}
+    | {"chaplain", "chaplaincy", "priest", "imam", "rabbi"}
 )
-"""Papers, visitors and property ("the passport number recorded", "the visitor record", "logged in with his
-belongings"): what a question may ask that a discharge summary seldom holds — a thing to find, however common the
-word. Not flying: "before flying" is mostly why
-a question is asked, not what it asks."""
+"""Papers, visitors, chaplains and property ("the passport number recorded", "the visitor record", "which church the
+chaplain was from", "logged in with his belongings"): what a question may ask that a discharge summary seldom holds — a
+thing to find, however common the word. Not flying: "before flying" is mostly why a question is asked, not what it
+asks."""
 OUTCOME_WORDS: Final = frozenset({"death", "died", "deceased", "autopsy", "post-mortem", "postmortem", "mortality"})
 """A patient's death, which a record names when it happened ("cause of death"): a thing to find, however common."""
 TREATMENT_WORDS: Final = frozenset(_TREATMENT_WORDS_TEXT.split()) | THERAPIES
