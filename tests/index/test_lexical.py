@@ -136,3 +136,8 @@ def test_engine_finds_an_abbreviation_by_its_spelled_out_term(tmp_path: Path) ->
 def test_an_abbreviation_questions_use_for_several_things_is_not_expanded() -> None:
     """PCV to a bus depot is a licence, not the procarbazine-lomustine-vincristine regimen."""
     assert expand_abbreviations("Some tablets mean no PCV driving")[1] == ()
+
+
+def test_a_word_written_with_an_accent_is_one_token() -> None:
+    """ "família" was "fam" and "lia": fragments no record names, so the answer abstained on "lia"."""
+    assert tokenize("a família em Funchal, Mãe e avó") == ["familia", "em", "funchal", "mae", "avo"]

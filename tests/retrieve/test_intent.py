@@ -95,6 +95,12 @@ def test_any_text_gives_known_sections_without_repeats(text: str) -> None:
         ("TVN. Ada Stone's hip wound - when were the staples meant to come out, and where?", "followup"),
         ("Something about a blood test. What was the reason she presented?", "presentation"),  # the question's kind
         ("Before Ada Stone went into your hospital, what medicines was she on?", "admission_medications"),
+        ("Does Ada Stone stay alone, or with family?", "social"),
+        ("What was the trouble when she came in?", "presentation"),
+        ("What are the tablets Ada Stone must take now at home, and how much of each one?", "discharge_medications"),
+        ("What did she come home on, tablets and doses?", "discharge_medications"),
+        ("When Ada Stone left your hospital, what did the doctors finally say the illness was?", "diagnosis"),
+        ("He lives upstairs from Mae. What medicines did they give him to go home?", "discharge_medications"),
         ("Weekend cover - Stone, Ada, social set-up documented?", "social"),
         ("does she have a partner at home?", "social"),
         ("Is he on his own in the house or is there someone with him?", "social"),

@@ -233,3 +233,4 @@ def test_the_askers_world_is_no_thing_to_find() -> None:
     assert "jab" in jab.things
     belongings = understand("Did the hospital log them in with Ada Stone's belongings?")
     assert "belonging" in belongings.things  # property, like a passport, is what a record must name
+    assert "chaplain" in understand("Which church was Ada Stone's chaplain from?").things

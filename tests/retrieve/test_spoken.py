@@ -141,6 +141,7 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("fit wis wrang wi her fan she cam in?", "what was wrong with her when she came in?"),  # Doric
         ("Fa dis she bide wi? It's been near a fortnicht.", "Who dis she live with? It's been near a fortnight."),
         ("Is he fit to drive? A fit note?", "Is he fit to drive? A fit note?"),  # English
+        ("and Tinā wants to tell the aiga in Apia", "and mother wants to tell the family in Apia"),  # Samoan
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

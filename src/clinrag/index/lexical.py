@@ -6,7 +6,8 @@ weight 1. The dot product of the two is then exactly Okapi BM25.
 
 Tokenisation is clinical: lower-case, keeps codes and compounds whole (``c5-6``, ``i21.4``, ``t2dm``,
 ``q4h``), keeps numbers, drops English stopwords and MIMIC's de-identification marks (``___``), and folds simple
-plurals and possessives.
+plurals and possessives. Accents are dropped, so a word written with one is one token ("família" is "familia",
+not "fam" and "lia").
 
 Documents of new indexes are encoded with clinical abbreviations expanded (``expand=True``; "severe AS" also
 counts as "aortic stenosis", see `clinrag.index.abbreviations`), as questions are; an index records which way in
@@ -24,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -58,6 +60,8 @@ def _fold(token: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Clinical BM25 tokens of ``text`` (see the module docstring)."""
     tokens = []
+    if not text.isascii():  # "família", "Mãe": the letters, not fragments around the accented one
+        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     for raw in _TOKEN.findall(text.lower().replace("’", "'").replace("'s ", " ")):
         token = _fold(raw.strip("-./"))
         if token and token not in STOPWORDS and not (len(token) == 1 and token.isalpha()):
