@@ -146,7 +146,6 @@ def test_when_no_hit_mentions_the_thing_asked_the_model_is_not_called() -> None:
         ("After her palpitations, did the hospital write down whether Ada Stone can swim?", "(swim)"),
         ("What did Ada Stone weigh on the ward scales in July?", "no kind of record"),
         ("Does Ada Stone's retinal detachment repair affect her palpitations?", "detachment or retinal"),
-        ("Did the hospital write down the cause of Ada Stone's ingrown toenail wedge resection?", "toenail"),
     ],
 )
 def test_what_no_patients_record_holds_is_refused_before_the_model_is_called(question: str, reason: str) -> None:

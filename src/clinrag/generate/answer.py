@@ -335,11 +335,11 @@ class Answerer:
                 reason = f"No retrieved record mentions what the question asks about ({_listing(rare)})."
                 return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         # "the wound from Ada Stone's retinal detachment repair": an event named as the patient's own, in two
-        # clinical words or more, is one no record names when none of them (nor a class they name) is in any record —
-        # whatever the kind asked ("the cause of her ingrown toenail wedge resection" in a question of her history)
-        event = frozenset(word for word in written & possessed_things(cleaned) if is_thing(word)) - filtered
-        if len(event) > 1 and not any(forms_mentioned(event.union(understanding.classes), words) for words in mentions):
-            reason = f"No retrieved record mentions what the question asks about ({_listing(event)})."
+        # clinical words or more, is one no record names when none of them (nor a class they name) is in any record
+        if len(possessed) > 1 and not any(
+            forms_mentioned(possessed.union(understanding.classes), words) for words in mentions
+        ):
+            reason = f"No retrieved record mentions what the question asks about ({_listing(possessed)})."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if understanding.fact_kind == ADMISSIONS_SUMMARY:
             return self._summary(question, retrieval, filters, timings, quarantined)
