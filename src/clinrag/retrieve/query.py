@@ -19,7 +19,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from types import MappingProxyType
@@ -351,7 +351,7 @@ def provided_things(question: str) -> frozenset[str]:
     )
 
 
-def blanked(text: str, spans: list[tuple[int, int]]) -> str:
+def blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """``text`` with the characters of ``spans`` blanked (positions kept).
 
     Example:
@@ -363,16 +363,18 @@ def blanked(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
-def _sentences(question: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+@functools.lru_cache(maxsize=256)
+def _sentences(question: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """The spans of ``question``'s sentences (:func:`clinrag.ingest.sentences.sentence_spans`: "e.g.", "s/p" and an
-    ellipsis end none) that ask — end in "?", open as a question or a request — and of those that tell."""
+    ellipsis end none) that ask — end in "?", open as a question or a request — and of those that tell. Read once
+    per question: the kind told beside it and its background words both need them."""
     sentences = sentence_spans(question)
-    asking = [
+    asking = tuple(
         (start, end)
         for start, end in sentences
         if question[start:end].rstrip().endswith("?") or _ASKS.match(question[start:end])  # "do they smoke"
-    ]
-    return asking, [span for span in sentences if span not in asking]
+    )
+    return asking, tuple(span for span in sentences if span not in asking)
 
 
 _ASKS: Final = re.compile(rf"{INTERROGATIVE.pattern}|\s*(?:please|kindly|pls|tell me|can you|could you)\b", re.I)
@@ -415,7 +417,7 @@ def background_words(question: str) -> frozenset[str]:
     return frozenset(word for word in told if word not in clinical_words() and not is_drug_name(word))
 
 
-def _only(text: str, spans: list[tuple[int, int]]) -> str:
+def _only(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """The characters of ``spans`` of ``text``, each span on its own."""
     return " . ".join(text[start:end] for start, end in spans)
 
