@@ -227,3 +227,14 @@ def test_what_a_stay_cost_or_a_chaplain_gave_is_not_answered_from_the_stays_line
     ):
         answer = Answerer(retriever, AnswerSettings()).answer(question)
         assert answer.abstained, question
+
+
+def test_a_name_asked_of_someone_no_record_names_is_not_answered(retriever: Retriever) -> None:
+    """The porter who took her to theatre, or her blood group, is said to be missing, not answered with the
+    procedure line or a line about group therapy."""
+    for question in (
+        "Ada Stone says the porter who took her to theatre used to be a thatcher. What was the porter's name?",
+        "What blood group is Ada Stone? The group is organising a blood donation trip.",
+    ):
+        answer = Answerer(retriever, AnswerSettings()).answer(question)
+        assert answer.abstained, question

@@ -161,3 +161,13 @@ def test_cancer_and_culture_are_classes_a_record_must_name() -> None:
     assert "culture" not in mentioned("BLOOD WBC-14.7 RBC-3.80 Hgb-9.6")
     assert "transfusion" in mentioned("transfusion was not required")
     assert "transfusion" not in mentioned("Hgb-9.7 Hct-39.0")
+
+
+def test_a_blood_group_is_a_study_a_record_must_name() -> None:
+    """ "What blood group is she?" is not answered by "CBT-based groups": a record must give the blood type."""
+    from clinrag.retrieve.classes import mentioned
+    from clinrag.retrieve.query import understand
+
+    assert "blood group" in understand("What blood group is Ada Stone?").things
+    assert "blood group" in mentioned("Blood type O+, antibody screen negative, rubella immune.")
+    assert "blood group" not in mentioned("Engaged in milieu, CBT-based groups and family meeting.")

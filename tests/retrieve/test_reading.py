@@ -234,3 +234,9 @@ def test_the_askers_world_is_no_thing_to_find() -> None:
     belongings = understand("Did the hospital log them in with Ada Stone's belongings?")
     assert "belonging" in belongings.things  # property, like a passport, is what a record must name
     assert "chaplain" in understand("Which church was Ada Stone's chaplain from?").things
+    grinder = understand(
+        "Ada Stone runs the stump grinder. She went home after a water infection. Which meds, at what doses? "
+        "Nobody operates the grinder on anything that makes them drowsy."
+    )
+    assert grinder.fact_kind == "discharge_medications"  # the procedure word is of people at large, not asked
+    assert grinder.sections == ("Discharge Medications",)

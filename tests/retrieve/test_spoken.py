@@ -142,6 +142,7 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("Fa dis she bide wi? It's been near a fortnicht.", "Who dis she live with? It's been near a fortnight."),
         ("Is he fit to drive? A fit note?", "Is he fit to drive? A fit note?"),  # English
         ("and Tinā wants to tell the aiga in Apia", "and mother wants to tell the family in Apia"),  # Samoan
+        ("an op for a rupture in his groin", "an op for a hernia in his groin"),  # an old lay word
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

@@ -12,6 +12,8 @@ from clinrag.retrieve.intent import (
     counted_things,
     fact_kind,
     gives_quantity,
+    kind_candidates,
+    name_owners,
     possessed_things,
 )
 from clinrag.retrieve.query import provided_things, understand
@@ -483,3 +485,21 @@ def test_what_a_question_asks_the_record_to_say_is_what_a_record_must_name(quest
     from clinrag.retrieve.recorded import recorded_attribute
 
     assert recorded_attribute(question) == words
+
+
+def test_whoever_a_name_is_asked_of_is_found() -> None:
+    assert name_owners("Ada Stone says the porter who took her to theatre knew her. What was the porter's name?") == {
+        "porter"
+    }
+    assert name_owners("What is the name of the lady in the next bed?") == {"lady"}
+    assert name_owners("What was the name of the operation?") == frozenset()  # a kind of fact, not a person
+    assert name_owners("What is Ada Stone's name on the ward list?") == frozenset()  # the patient's own
+
+
+def test_a_question_inside_a_statement_says_what_is_asked() -> None:
+    """ "I need to know what procedure was done … What was it?": the embedded question, not what she was told."""
+    question = (
+        "She's said it was 'women's stuff' and I won't pry, but I need to know what procedure was done before "
+        "I put her back on the rota. What was it?"
+    )
+    assert kind_candidates(question)[0] == "procedure"

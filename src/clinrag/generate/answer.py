@@ -76,6 +76,7 @@ from clinrag.retrieve.intent import (
     counted_things,
     gives_quantity,
     gives_time_of_day,
+    name_owners,
     possessed_things,
     proposed_causes,
 )
@@ -309,6 +310,7 @@ class Answerer:
             (provided, lambda needed, words: forms_mentioned(needed, words) == needed),  # "a personal alarm"
             (causes, forms_mentioned),
             (roles, forms_mentioned),
+            (name_owners(cleaned) - filtered, forms_mentioned),  # "what was the porter's name?": the porter
             # "did they note whether she can swim?"; "her emergency contact's phone number": most of it, not "emergency"
             (
                 recorded_attribute(cleaned, filtering),

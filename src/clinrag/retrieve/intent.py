@@ -627,11 +627,20 @@ def _asking_clause(question: str, begin: int, end: int) -> bool:
         and re.search(r"(?:^|[.?!])\s*$", question[:begin]) is not None
         and len(clause.split()) <= _TERSE_QUESTION
     )
+    embedded = _WANTS_TO_KNOW.search(question[:begin]) is not None and _WH_WORD.match(clause) is not None
     return (
         (INTERROGATIVE.match(clause) is not None or _REQUEST.match(clause) is not None or whole_question)
         and not _TIME_CLAUSE.match(clause)
-        and may_ask(question, end)
+        and (may_ask(question, end) or embedded)
     )
+
+
+_WANTS_TO_KNOW: Final = re.compile(
+    r"\b(?:need|needs|want|wants|like|have|has|got)\s+to\s+(?:know|find out|check)\s*$", re.IGNORECASE
+)
+_WH_WORD: Final = re.compile(r"\s*(?:what|which|who|when|where|why|how)\b", re.IGNORECASE)
+"""A question asked inside a statement ("I need to know what procedure was done before …. What was it?"): the
+clause after "need to know" asks, whatever mark ends its sentence."""
 
 
 def _asked_after(question: str, start: int) -> bool:
@@ -945,6 +954,40 @@ def consulted_roles(question: str) -> frozenset[str]:
         for match in _CONSULTED.finditer(question)
         for token in tokenize(next(group for group in match.groups() if group is not None))
     )
+
+
+_NAME_OWNER: Final = re.compile(
+    r"\b(?:the|his|her|their|that|this)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)['’]s\s+(?:full\s+|first\s+)?names?\b"
+    r"|\bnames?\s+of\s+(?:the|his|her|their|that|this)\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)"
+    r"(?=\s+(?:who|that|which|in|on|at|from)\b|\s*[?.,;!]|\s*$)",
+    re.IGNORECASE,
+)
+_NAMED_FORMS: Final = frozenset(
+    tokenize(
+        "thing one stuff operation op procedure surgery drug tablet pill medicine medication injection condition "
+        "illness disease sickness infection bug diagnosis test scan ward hospital clinic unit department specialty"
+    )
+)
+"""What a name is asked of that is a kind of fact, not a person ("the name of the operation", "the drug's name")."""
+
+
+def name_owners(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of whoever ``question`` asks the name of ("What was the porter's name?", "the name
+    of the lady in the next bed"), unless it is a kind of fact ("the name of the operation"): a record must name
+    them before any line of the stay is given as their name.
+
+    Example:
+        >>> sorted(name_owners("What was the porter's name? I think I know him."))
+        ['porter']
+        >>> name_owners("What was the name of the operation?")
+        frozenset()
+    """
+    owners = {
+        token
+        for match in _NAME_OWNER.finditer(question)
+        for token in tokenize(next(group for group in match.groups() if group is not None))
+    }
+    return frozenset() if owners & _NAMED_FORMS else frozenset(owners)
 
 
 _DONE_ASKED: Final = re.compile(

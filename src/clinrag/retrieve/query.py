@@ -152,9 +152,11 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         lexical, shortened = _add_abbreviations(read, lexical)
         expansions += lay + shortened + shorthand
         lexical += "".join(" " + meaning for _, meaning in shorthand)
-    kind = fact_kind(read)
-    if kind is not None and _kind_only_told(read):
-        kind = None  # "Was she given her flu jab? Our nurse runs the flu clinic": the clinic is the asker's
+    kind, cueing = fact_kind(read), read
+    if kind is not None and (told := _told_after(read)) and (besides := _kind_besides(read, told)) != kind:
+        # "Was she given her flu jab? Our nurse runs the flu clinic": the clinic is the asker's; "Which meds, at
+        # what doses? Nobody operates the grinder on anything that makes them drowsy": the rest asks for medicines
+        kind, cueing = besides, blanked(read, told) if besides is not None else read
     things = asked_things(read, expansions)
     anchors = anchored_things(read, expansions)
     kept = blanked(read, [*anchor_spans(read), *asker_spans(read), *planned_spans(read), *aside_span(read)])
@@ -162,7 +164,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     classes = asked_classes(kept, procedure_asked=procedure_asked)
     anchor_classes = asked_classes(_only(read, anchor_spans(read)), procedure_asked=True)
     things |= {found.name for found in classes if found.kind != "topic"}
-    sections, cued = section_intent(read), kind_candidates(read)
+    sections, cued = section_intent(cueing), kind_candidates(cueing)
     if kind == "complication" and not cued and classes and all(found.kind == "drug" for found in classes):
         kind = "discharge_medications"  # "pain relief for after the op": drugs after an event, not a complication
     if kind == "discharge_medications" and not cued:  # read from medicines after an event, not from a cue
@@ -378,26 +380,39 @@ def _sentences(question: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[
 
 
 _ASKS: Final = re.compile(rf"{INTERROGATIVE.pattern}|\s*(?:please|kindly|pls|tell me|can you|could you)\b", re.I)
-_OWN_WORLD: Final = re.compile(r"\b(?:I|I'm|we|we're|our|my)\b", re.IGNORECASE)
+_OWN_WORLD: Final = re.compile(
+    r"\b(?:I|I'm|we|we're|our|my|nobody|no one|no-one|everybody|everyone|anybody|anyone)\b", re.IGNORECASE
+)
+"""Who a sentence after the question tells of, when it is not the patient: the asker's world, or people at large."""
 
 
-def _kind_only_told(question: str) -> bool:
-    """Whether ``question``'s kind of fact is cued only in a sentence after the question that tells of the asker's
-    own world ("Was she given her flu jab? Our nurse runs the flu clinic on nights."), while the question names a
-    clinical thing of its own: the clinic is the asker's, not a follow-up asked for. A sentence that only says which
-    kind ("Symptoms, I mean") or sets the question up before it ("She had the op for the ectopic. Did they take out
-    the tube?") keeps its kind."""
+def _told_after(question: str) -> list[tuple[int, int]]:
+    """The sentences after ``question``'s first question that tell of the asker's own world or of people in general
+    before any kind cue of theirs ("Our nurse runs the flu clinic on nights.", "Nobody operates the grinder on
+    anything that makes them drowsy."): what such a sentence cues is not what is asked."""
     asking, telling = _sentences(question)
-    if not asking or not _things_in(_only(question, asking), ()):
-        return False
-    own = [
+    if not asking:
+        return []
+    return [
         (start, end)
         for start, end in telling
         if start > asking[0][1]
         and (cues := cue_spans(question[start:end]))
         and _OWN_WORLD.search(question, start, start + cues[0][0])
     ]
-    return bool(own) and fact_kind(blanked(question, own)) is None
+
+
+def _kind_besides(question: str, told: Sequence[tuple[int, int]]) -> str | None:
+    """The kind of fact ``question`` asks once the sentences ``told`` after it are set aside: the kind the rest
+    cues; else none when the question names a clinical thing of its own (the thing is asked for), else the kind as
+    read. A sentence that only says which kind ("Symptoms, I mean") or sets the question up before it ("She had the
+    op for the ectopic. Did they take out the tube?") is never set aside."""
+    kind = fact_kind(question)
+    rest = fact_kind(blanked(question, told))
+    if rest is not None:
+        return rest
+    asking, _ = _sentences(question)
+    return None if _things_in(_only(question, asking), ()) else kind
 
 
 def background_words(question: str) -> frozenset[str]:
