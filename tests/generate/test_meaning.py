@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +239,38 @@ def test_a_name_asked_of_someone_no_record_names_is_not_answered(retriever: Retr
     ):
         answer = Answerer(retriever, AnswerSettings()).answer(question)
         assert answer.abstained, question
+
+
+def test_a_complication_is_searched_for_in_the_whole_course(tmp_path: Path) -> None:
+    """One course chunk retrieved ("# asthma: stable") says nothing of the others: the course is searched for the
+    complication all the same."""
+
+    def chunk(section: str, text: str, part: int = 0) -> Chunk:
+        return Chunk.create(
+            source_id=f"note:9-DS-91#{section}#{part}",
+            text=f"{section}: {text}",
+            org="A",
+            dept="surgery",
+            subject_id=9,
+            hadm_id=91,
+            patient_name="Di Roe",
+            note_id="9-DS-91",
+            section=section,
+        )
+
+    chunks = [
+        chunk("Brief Hospital Course", "# asthma: stable during the admission; continued home inhaler.", 1),
+        chunk("Brief Hospital Course", "Postoperatively her hemoglobin fell to 7.2; transfused one unit PRBC.", 2),
+        chunk("Physical Exam", "Comfortable in bed during the admission, lungs clear."),
+        chunk("Pertinent Results", "Admission labs during the admission: WBC 4.6, Hgb 12.8, Creat 1.9."),
+        chunk("Chief Complaint", "right hip pain after a fall"),
+        chunk("History of Present Illness", "Fell at home; brought in by ambulance for the admission."),
+        chunk("Medications on Admission", "Lisinopril 10 mg PO daily during the admission."),
+        chunk("Discharge Instructions", "You were admitted for a hip fracture; the admission went well."),
+    ]
+    found = index_in(tmp_path, chunks, OnnxMiniLmEmbedder(threads=1))
+    try:
+        answer = Answerer(found, AnswerSettings(sources=5)).answer("Any complication during Di Roe's admission?")
+    finally:
+        found.close()
+    assert "hemoglobin fell" in answer.text, answer.text

@@ -91,6 +91,10 @@ DATE_CASES: list[tuple[str, DateRange | None]] = [
     ("in the last 2 weeks", DateRange(_d(2024, 5, 1), _d(2024, 5, 16))),
     ("in the past 30 days", DateRange(_d(2024, 4, 15), _d(2024, 5, 16))),
     ("since 2020 in the last 6 months", DateRange(_d(2023, 11, 15), _d(2024, 5, 16))),
+    ("the admission of mid-March 2018", DateRange(_d(2018, 3, 8), _d(2018, 3, 24))),
+    ("early March 2018", DateRange(_d(2018, 3, 1), _d(2018, 3, 16))),
+    ("discharged at the end of Sept 2017", DateRange(_d(2017, 9, 15), _d(2017, 10, 1))),
+    ("until the end of March 2018", DateRange(None, _d(2018, 4, 1))),
     # not dates
     ("aspirin 325 mg daily", None),
     ("BP 2100", None),

@@ -15,6 +15,7 @@ from clinrag.retrieve.intent import (
     kind_candidates,
     name_owners,
     possessed_things,
+    shown_things,
 )
 from clinrag.retrieve.query import provided_things, understand
 from clinrag.retrieve.vocabulary import is_thing
@@ -503,3 +504,34 @@ def test_a_question_inside_a_statement_says_what_is_asked() -> None:
         "I put her back on the rota. What was it?"
     )
     assert kind_candidates(question)[0] == "procedure"
+
+
+def test_what_a_test_is_asked_to_have_shown_is_found() -> None:
+    assert shown_things("Did the scan show boy or girl? Mum is knitting.") == {"boy", "girl"}
+    assert shown_things("Did the CT show a bleed?") == {"bleed"}
+    assert shown_things("Did his bloods show anything?") == frozenset()  # what it showed at all
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What did the doctors say Ada Stone had when they let her go?", "diagnosis"),
+        ("Who's home with Ada Stone, or are they on their own?", "social"),
+        ("What medicines with doses she got for going home that time?", "discharge_medications"),
+    ],
+)
+def test_this_rounds_wordings_ask_for_their_kind(question: str, kind: str) -> None:
+    assert fact_kind(question) == kind
+
+
+def test_whoever_wants_the_answer_is_no_kind_asked() -> None:
+    """ "The surgery wants to know": the GP's surgery asks; no question about surgery."""
+    read = understand("Did Ada Stone get her flu jab, and in which arm? The surgery wants to know if she needs one.")
+    assert read.fact_kind is None
+    assert "jab" in read.things
+
+
+def test_a_length_in_centimetres_is_a_size_asked_for() -> None:
+    question = "How long is the scar, in centimetres? She wonders whether it will show."
+    assert asks_for_quantity(question)
+    assert counted_things(question) == {"scar"}

@@ -79,6 +79,7 @@ from clinrag.retrieve.intent import (
     name_owners,
     possessed_things,
     proposed_causes,
+    shown_things,
 )
 from clinrag.retrieve.patient_mentions import full_names
 from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding, provided_things
@@ -311,6 +312,7 @@ class Answerer:
             (causes, forms_mentioned),
             (roles, forms_mentioned),
             (name_owners(cleaned) - filtered, forms_mentioned),  # "what was the porter's name?": the porter
+            (shown_things(cleaned) - filtered, forms_mentioned),  # "did the scan show boy or girl?"
             # "did they note whether she can swim?"; "her emergency contact's phone number": most of it, not "emergency"
             (
                 recorded_attribute(cleaned, filtering),
@@ -467,8 +469,11 @@ class Answerer:
             patients = {subject for mention in retrieval.resolution.mentions for subject in mention.subject_ids}
         if not sections or understanding.about_patients or len(patients) != 1 or None in patients:
             return retrieval
-        if any(hit.chunk.section in sections and not says_none(hit.chunk.text) for hit in retrieval.hits):
+        in_sections = [hit for hit in retrieval.hits if hit.chunk.section in sections]
+        if understanding.fact_kind != "complication" and any(not says_none(hit.chunk.text) for hit in in_sections):
             return retrieval  # "Procedure: None" of one stay does not say another stay had none
+        # a complication is one line of a course told in several chunks: one course chunk retrieved ("# asthma:
+        # stable") does not say the others hold none, so the course is searched for it all the same
         narrowed = (filters or SearchFilters()).model_copy(
             update={"subject_ids": tuple(patients), "sections": sections}
         )
@@ -480,8 +485,10 @@ class Answerer:
             found = self.searcher.retrieve(section_names, narrowed, k=self.settings.sources)
         if not found.hits:
             return retrieval
+        seen = {hit.chunk.chunk_id for hit in found.hits}
+        others = tuple(hit for hit in retrieval.hits if hit.chunk.chunk_id not in seen)
         kept = self.settings.sources - len(found.hits)
-        return dataclasses.replace(retrieval, hits=found.hits + retrieval.hits[: max(kept, 0)])
+        return dataclasses.replace(retrieval, hits=found.hits + others[: max(kept, 0)])
 
     def _summary(
         self,

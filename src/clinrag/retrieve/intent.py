@@ -51,6 +51,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|(?:came|come|comes|coming|got|get|gets) home with (?:\w+ ){{0,4}}?{_DRUGS}\b"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:sent|send) (?:\w+ ){{0,2}}?home\b"
         rf"|{_DRUGS}\b.{{0,20}}\b(?:on|after) leaving (?:the )?hospital\b"
+        rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:got|get|given|gave) for (?:going )?home\b"  # "medicines she got for going home"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
@@ -127,7 +128,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r" (?:for|with)|(?:illness|condition|disease) .{0,40}\b(?:in (?:the )?hospital|admitted|hospitali[sz]ed) for"
         r"|(?:admitted|hospitali[sz]ed)"
         r" (?:for|with)|cared for with|d?dx|kept in (?:with|for)\b|what (?:was|is) the (?:\w+ )?problem\b"
-        r"|(?:say|said|says|think|thought|decide|decided) (?:\w+ )?(?:was|is) the (?:\w+ )?problem\b",
+        r"|(?:say|said|says|think|thought|decide|decided) (?:\w+ )?(?:was|is) the (?:\w+ )?problem\b"
+        r"|what did (?:the |your )?(?:\w+ )?(?:say|tell (?:\w+ )?) (?:(?-i:[A-Z])[\w'’-]+ ){0,2}(?:(?:he|she|they) )?"
+        r"(?:had|has|have)\b",  # "What did the doctors say Bill Pugh had when they let him go?"
         ("Discharge Diagnosis",),
     ),
     (
@@ -177,7 +180,8 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r"|\bby (?:her|him|them)sel(?:f|ves)\b"
         r"|social (?:set-?up|situation|circumstances)|home set[- ]?up"
         r"|(?:partner|wife|husband|spouse) (?:at|in the) (?:home|house)\b"
-        r"|on (?:his|her|their) own (?:in|at) (?:the )?(?:house|home|flat)\b",
+        r"|on (?:his|her|their) own (?:in|at) (?:the )?(?:house|home|flat)\b"
+        r"|who(?:'s|’s| is| was)? (?:at )?home with|(?:is|are) (?:he|she|they) on (?:his|her|their) own\b",
         ("Social History",),
     ),
     (
@@ -418,7 +422,17 @@ def asker_spans(question: str) -> list[tuple[int, int]]:
         []
     """
     roles = [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2, 3, 4) if match.group(group)]
-    return [*_opening_acronym(question), *roles, *(match.span() for match in _PURPOSE.finditer(question))]
+    wanting = [match.span(1) for match in _WANTS_ANSWER.finditer(question)]
+    return [*_opening_acronym(question), *roles, *wanting, *(match.span() for match in _PURPOSE.finditer(question))]
+
+
+_WANTS_ANSWER: Final = re.compile(
+    r"\b(?:the|our|my|his|her|their)\s+((?:[\w'’-]+\s+){0,2}?[\w'’-]+)\s+"
+    r"(?:wants?|needs?|would like|(?:is|are) asking|asks?|(?:has|have) asked)\s+(?:to know|us|me|whether|if)\b",
+    re.IGNORECASE,
+)
+"""Whoever wants the answer ("The surgery wants to know if she still needs one", "the insurer asks whether"): who
+asks, not what is asked (the GP's surgery is no question about surgery)."""
 
 
 _PLANNED_CLAUSE: Final = re.compile(
@@ -781,7 +795,9 @@ def section_intent(question: str) -> tuple[str, ...]:
 
 _QUANTITY_ASKED: Final = re.compile(
     r"\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\b"
-    r"|\bhow (?:big|large|long was the|wide|deep|much (?!alcohol|drink|do|does|did|is|was)|many (?!times\b))",
+    r"|\bhow (?:big|large|long was the|wide|deep|much (?!alcohol|drink|do|does|did|is|was)|many (?!times\b))"
+    r"|\bhow long (?:is|are) (?:the|his|her|their)\b"
+    r"|,?\s*in (?:centimet(?:re|er)s|cms?|millimet(?:re|er)s|mm|inches|kilos|kilograms|kgs?|pounds|lbs|stones?)\s*\?",
     re.IGNORECASE,
 )
 _QUANTITY_GIVEN: Final = re.compile(
@@ -880,7 +896,7 @@ _VOLUME_ASKED: Final = re.compile(
 _PHRASE: Final = r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})"
 """Up to four words after a cue: the phrase :func:`phrase_tokens` reads up to its first function word."""
 _COUNTED: Final = re.compile(
-    rf"\bhow (?:many|much)\s+{_PHRASE}"
+    rf"\bhow (?:many|much)\s+{_PHRASE}|\bhow long (?:is|are) (?:the|his|her|their)\s+{_PHRASE}"
     rf"|\b(?:what|which) (?:size|sizes|dose|doses|dosage|strength|volume|length|amount|number)\s+of\s+{_PHRASE}",
     re.IGNORECASE,
 )
@@ -988,6 +1004,33 @@ def name_owners(question: str) -> frozenset[str]:
         for token in tokenize(next(group for group in match.groups() if group is not None))
     }
     return frozenset() if owners & _NAMED_FORMS else frozenset(owners)
+
+
+_SHOWN: Final = re.compile(
+    r"\b(?:did|does|do|has|had|was|were)\s+(?:the|his|her|their|any|an?)\s+(?:[\w'’-]+\s+){0,2}?"
+    r"(?:scans?|x-?rays?|ultrasounds?|ct|mri|echo|ecg|ekg|tests?|bloods?|results?|biops(?:y|ies)|swabs?|cultures?)"
+    r"\s+(?:show|find|reveal|detect|pick up|confirm)\s+(?:(?:a|an|any|the|if|whether|that|signs?\s+of)\s+)?"
+    r"((?:[\w'’-]+\s+){0,3}?[\w'’-]+)\s*[?.,;]",
+    re.IGNORECASE,
+)
+_SHOWN_GENERIC: Final = frozenset(tokenize("anything something nothing problem problems abnormal normal wrong"))
+
+
+def shown_things(question: str) -> frozenset[str]:
+    """The (BM25-folded) words of what ``question`` asks whether a test showed ("Did the scan show boy or girl?",
+    "did the CT show a bleed?"): a record must name one of them before a result line is given as the answer.
+    Empty when it asks what a test showed at all ("did the scan show anything?").
+
+    Example:
+        >>> sorted(shown_things("Did the scan show boy or girl? She is knitting."))
+        ['boy', 'girl']
+        >>> shown_things("Did the CT show anything?")
+        frozenset()
+    """
+    words = {
+        token for match in _SHOWN.finditer(question) for token in tokenize(match.group(1)) if token not in STOPWORDS
+    }
+    return frozenset() if words & _SHOWN_GENERIC else frozenset(words)
 
 
 _DONE_ASKED: Final = re.compile(

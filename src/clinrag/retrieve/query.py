@@ -743,6 +743,23 @@ def _during(text: str) -> _Span | None:
     return None if period is None else (period[0], period[1])
 
 
+_PART_OF_MONTH: Final[Mapping[str, tuple[int, int | None]]] = MappingProxyType(
+    {"early": (1, 16), "beginning": (1, 16), "start": (1, 16), "mid": (8, 24), "middle": (8, 24)}
+    | {"late": (15, None), "end": (15, None)}
+)
+"""The days ``[first, last)`` of a month that "early", "mid" or "late" name, generously (a stay "at the end of
+September" may have begun mid-month); ``None``: to the month's end."""
+
+
+def _part_of_month(part: str, month: str) -> _Span | None:
+    period = _period(month)
+    if period is None:
+        return None
+    first, last = _PART_OF_MONTH[part.lower()]
+    start = period[0].replace(day=first)
+    return start, period[1] if last is None else period[0].replace(day=last)
+
+
 _RULES: Final[tuple[tuple[re.Pattern[str], Callable[..., _Span | None]], ...]] = tuple(
     (re.compile(pattern, re.IGNORECASE), rule)
     for pattern, rule in (
@@ -754,6 +771,11 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[..., _Span | None]], ...]] =
         (rf"\b(?:since|from|starting(?:\s+(?:in|from))?|beginning(?:\s+in)?)\s+{_THE_YEAR}({_PERIOD})", _since),
         (rf"\b(?:before|prior\s+to|earlier\s+than)\s+{_THE_YEAR}({_PERIOD})", _before),
         (rf"\b(?:until|till|through|thru|up\s+(?:to|until))\s+(?:the\s+end\s+of\s+)?{_THE_YEAR}({_PERIOD})", _until),
+        (
+            rf"\b(?:the\s+)?(early|beginning|start|mid|middle|late|end)(?:\s+of)?[\s-]+(?:the\s+)?"
+            rf"({_MONTH},?\s+(?:of\s+)?{_YEAR}){_AFTER}",
+            _part_of_month,
+        ),  # "mid-March 2018", "the end of Sept 2017"
         (rf"\b(?:in|during|within|throughout)\s+{_THE_YEAR}({_PERIOD})", _during),
         (rf"({_BARE_PERIOD})", _during),
     )
@@ -769,7 +791,8 @@ def parse_date_range(text: str, today: date) -> DateRange | None:
 
     Understood (case-insensitive; years 1900–2100): "since/from 2019", "2019 onwards", "after 2019", "before/prior to
     2015", "until/through 2015", "in/during 2020", "between 2018 and 2020", "from 2018 to 2020", "2018-2020",
-    "(in) March 2021", ISO dates ("since 2019-06-01") and relative spans ("in the last 2 years", "past year",
+    "(in) March 2021", part of a month ("mid-March 2018", "the end of Sept 2017": generous thirds of it), ISO dates
+    ("since 2019-06-01") and relative spans ("in the last 2 years", "past year",
     "last 6 months", relative to ``today``; they end after ``today``). Numbers that are not years in context (doses,
     measurements, identifiers, a bare "2100") are ignored. Several expressions are intersected.
 
