@@ -291,7 +291,7 @@ SPLIT_10: Final = BlindSplit.load(TEST10)
 SPLIT_11: Final = BlindSplit.load(TEST11)
 SPLIT_12: Final = BlindSplit.load(TEST12)
 SPLIT_13: Final = BlindSplit.load(TEST13)
-# test14 … test48: the fourteenth to forty-eighth blind test splits (``data/heldout/test14.toml`` …), each in three
+# test14 … test49: the fourteenth to forty-ninth blind test splits (``data/heldout/test14.toml`` …), each in three
 # new voices named in its data file's header, written without reading the question-reading code and committed before
 # its first run.
 SPLIT_14: Final = BlindSplit.load("test14")
@@ -329,18 +329,19 @@ SPLIT_45: Final = BlindSplit.load("test45")
 SPLIT_46: Final = BlindSplit.load("test46")
 SPLIT_47: Final = BlindSplit.load("test47")
 SPLIT_48: Final = BlindSplit.load("test48")
+SPLIT_49: Final = BlindSplit.load("test49")
 BLIND_SPLITS: Final = (
     SPLIT_2, SPLIT_3, SPLIT_4, SPLIT_5, SPLIT_6, SPLIT_7, SPLIT_8, SPLIT_9, SPLIT_10, SPLIT_11, SPLIT_12, SPLIT_13,
     SPLIT_14, SPLIT_15, SPLIT_16, SPLIT_17, SPLIT_18, SPLIT_19, SPLIT_20, SPLIT_21, SPLIT_22, SPLIT_23, SPLIT_24,
     SPLIT_25, SPLIT_26, SPLIT_27, SPLIT_28, SPLIT_29, SPLIT_30, SPLIT_31, SPLIT_32, SPLIT_33, SPLIT_34, SPLIT_35,
     SPLIT_36, SPLIT_37, SPLIT_38, SPLIT_39, SPLIT_40, SPLIT_41, SPLIT_42, SPLIT_43, SPLIT_44, SPLIT_45,
-    SPLIT_46, SPLIT_47, SPLIT_48,
+    SPLIT_46, SPLIT_47, SPLIT_48, SPLIT_49,
 )  # fmt: skip
 """Every blind templated split, oldest first: the benchmark and the tests enumerate this, not their own lists."""
 
 
 class SplitBuilder(Protocol):
-    """A blind split's question builder (``build_questions_2`` … ``build_questions_48``)."""
+    """A blind split's question builder (``build_questions_2`` … ``build_questions_49``)."""
 
     def __call__(self, view: CohortView, seed: int = 11, per_template: int = 2) -> list[HeldoutQuestion]: ...
 
@@ -403,6 +404,7 @@ build_questions_45: Final = _builder(SPLIT_45)
 build_questions_46: Final = _builder(SPLIT_46)
 build_questions_47: Final = _builder(SPLIT_47)
 build_questions_48: Final = _builder(SPLIT_48)
+build_questions_49: Final = _builder(SPLIT_49)
 
 
 def build_blind_split(

@@ -108,7 +108,7 @@ transfusion practitioner, a respiratory physiologist, a sonographer, a phlebotom
 a clinical psychologist, a welfare rights adviser, a neighbour, a spouse, several pinned to one stay of a patient
 with several admissions), written by someone who had not read the question-reading code and committed before its
 first run."""
-# freeform13 … freeform47: the thirteenth to forty-seventh blind sets, about the hospital-A patients the earlier sets
+# freeform13 … freeform48: the thirteenth to forty-eighth blind sets, about the hospital-A patients the earlier sets
 # asked least about, in voices of their own, several questions pinned to one stay of a patient with several
 # admissions, written by someone who had not read the question-reading code and committed before their first run.
 FREEFORM_13: Final = Path(__file__).with_name("data") / "freeform_questions_13.jsonl"
@@ -146,6 +146,7 @@ FREEFORM_44: Final = Path(__file__).with_name("data") / "freeform_questions_44.j
 FREEFORM_45: Final = Path(__file__).with_name("data") / "freeform_questions_45.jsonl"
 FREEFORM_46: Final = Path(__file__).with_name("data") / "freeform_questions_46.jsonl"
 FREEFORM_47: Final = Path(__file__).with_name("data") / "freeform_questions_47.jsonl"
+FREEFORM_48: Final = Path(__file__).with_name("data") / "freeform_questions_48.jsonl"
 FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform": FREEFORM,
     "freeform2": FREEFORM_2,
@@ -194,6 +195,7 @@ FREEFORM_SETS: Final[dict[str, Path]] = {
     "freeform45": FREEFORM_45,
     "freeform46": FREEFORM_46,
     "freeform47": FREEFORM_47,
+    "freeform48": FREEFORM_48,
 }  # fmt: skip
 """Every free-form set by its split's name, oldest first: the benchmark and the tests enumerate this."""
 
