@@ -236,6 +236,8 @@ def test_a_name_asked_of_someone_no_record_names_is_not_answered(retriever: Retr
     for question in (
         "Ada Stone says the porter who took her to theatre used to be a thatcher. What was the porter's name?",
         "What blood group is Ada Stone? The group is organising a blood donation trip.",
+        "Can anastrozole slow a fielder's reactions at first slip? Ada Stone is on it.",
+        "What make of bypass graft did Ada Stone get, and the serial number? The insurer wants an implant card.",
     ):
         answer = Answerer(retriever, AnswerSettings()).answer(question)
         assert answer.abstained, question

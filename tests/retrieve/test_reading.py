@@ -240,3 +240,8 @@ def test_the_askers_world_is_no_thing_to_find() -> None:
     )
     assert grinder.fact_kind == "discharge_medications"  # the procedure word is of people at large, not asked
     assert grinder.sections == ("Discharge Medications",)
+    party = understand(
+        "I smelled smoke on Ada Stone at the party last month. What did the hospital write about her smoking?"
+    )
+    assert party.date_range is None  # the asker's own time, no filter on the records
+    assert understand("Was Ada Stone admitted in the last 2 years?").date_range is not None

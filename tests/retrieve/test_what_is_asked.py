@@ -8,8 +8,10 @@ import pytest
 
 from clinrag.retrieve.head import asked_attributes
 from clinrag.retrieve.intent import (
+    asks_drug_effect,
     asks_for_quantity,
     counted_things,
+    device_identity_asked,
     fact_kind,
     gives_quantity,
     kind_candidates,
@@ -535,3 +537,45 @@ def test_a_length_in_centimetres_is_a_size_asked_for() -> None:
     question = "How long is the scar, in centimetres? She wonders whether it will show."
     assert asks_for_quantity(question)
     assert counted_things(question) == {"scar"}
+
+
+def test_her_name_after_someone_else_is_theirs() -> None:
+    question = "One night nurse was very kind to Ada Stone, a Nigerian lady. Abeg what is her name?"
+    assert name_owners(question) == {"lady"}
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Can anastrozole slow a fielder's reactions at first slip? Ada Stone is on it.", True),
+        ("Can glucosamine slow a fielder's reactions? Ada Stone is on it.", True),  # no drug name, no one's name
+        ("Abeg, can Ada Stone drink zobo every day while taking glucosamine?", True),
+        ("Can Ada Stone have penicillin?", False),  # her allergies answer it
+        ("can ada stone have IV contrast?", False),
+        ("Could metformin have caused Ada Stone's lactic acidosis?", False),  # what her record says caused it
+    ],
+)
+def test_what_a_medicine_does_in_general_is_told_apart(question: str, asked: bool) -> None:
+    assert asks_drug_effect(question) is asked
+
+
+def test_a_devices_make_or_serial_number_is_asked_for() -> None:
+    assert "serial" in device_identity_asked("What make of hip did they put in, and the serial number?")
+    assert device_identity_asked("Which hip operation did she have?") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What symptoms was Ada Stone admitted with? I only wrote 'unwell'.", "presentation"),
+        ("Which medicines did the hospital give Ada Stone to take at home?", "discharge_medications"),
+        ("Which medicines does Ada Stone take at home?", "admission_medications"),
+    ],
+)
+def test_the_noun_a_question_word_opens_on_says_the_kind(question: str, kind: str) -> None:
+    assert kind_candidates(question)[0] == kind
+    assert len(kind_candidates(question)) == 1
+
+
+def test_what_the_ward_gave_her_is_a_thing_to_find() -> None:
+    assert provided_things("Did the ward give her the vegetarian meals she asked for?") == {"vegetarian", "meal"}

@@ -66,6 +66,7 @@ from clinrag.retrieve.hybrid import Retrieval
 from clinrag.retrieve.intent import (
     ADMISSIONS_SUMMARY,
     KIND_SECTIONS,
+    asks_drug_effect,
     asks_for_charges,
     asks_for_quantity,
     asks_for_time_of_day,
@@ -74,6 +75,7 @@ from clinrag.retrieve.intent import (
     asks_if_done,
     consulted_roles,
     counted_things,
+    device_identity_asked,
     gives_quantity,
     gives_time_of_day,
     name_owners,
@@ -276,6 +278,10 @@ class Answerer:
         if not named and asks_general_advice(cleaned) and only_records:
             reason = "What is safe or advised in general is not read from patients' records."
             return self._abstain(question, reason, timings, sources, quarantined, retrieval)
+        # "can anastrozole slow a fielder's reactions? Ada Stone is on it": pharmacology, whoever is named
+        if asks_drug_effect(cleaned) and only_records:
+            reason = "What a medicine does, or what is safe while taking it, is not read from patients' records."
+            return self._abstain(question, reason, timings, sources, quarantined, retrieval)
         if _asks_for_nothing(understanding, named, filters):
             reason = "The question names no patient, clinical finding, treatment or kind of record to look for."
             if understanding.fact_kind is not None:
@@ -313,6 +319,7 @@ class Answerer:
             (roles, forms_mentioned),
             (name_owners(cleaned) - filtered, forms_mentioned),  # "what was the porter's name?": the porter
             (shown_things(cleaned) - filtered, forms_mentioned),  # "did the scan show boy or girl?"
+            (device_identity_asked(cleaned), forms_mentioned),  # "what make of hip, and the serial number?"
             # "did they note whether she can swim?"; "her emergency contact's phone number": most of it, not "emergency"
             (
                 recorded_attribute(cleaned, filtering),

@@ -24,7 +24,9 @@ from typing import Final
 
 from clinrag.index.abbreviations import expand_abbreviations
 from clinrag.index.lexical import STOPWORDS, tokenize
+from clinrag.retrieve.patient_mentions import census_surnames, given_names
 from clinrag.retrieve.shorthand import QUESTION_SHORTHAND
+from clinrag.retrieve.vocabulary import RARE_ZIPF, is_drug_name, zipf
 
 _ADMITTED = (
     r"(?:being |getting |he was |she was |they were |the patient was )?"
@@ -52,6 +54,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:sent|send) (?:\w+ ){{0,2}}?home\b"
         rf"|{_DRUGS}\b.{{0,20}}\b(?:on|after) leaving (?:the )?hospital\b"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:got|get|given|gave) for (?:going )?home\b"  # "medicines she got for going home"
+        r"|(?:hospital|they|doctors?|ward|team) (?:give|gave|given) (?:[\w'’-]+ ){0,3}?to take (?:at )?home\b"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
@@ -620,7 +623,15 @@ def kind_candidates(question: str) -> tuple[str, ...]:
         # discharged on?" asks for the discharge list, and "Writing the medical history: what symptoms took her
         # in?" for the presenting complaint, not the history
         heads = [cue for cue in heads if any(begin <= cue[0] < end for begin, end in asking)]
+    # the noun a question word opens on names what is asked: "What symptoms was she admitted with?" asks for the
+    # presenting symptoms, whatever "admitted with" would ask alone
+    named_by_wh = [cue for cue in heads if _WH_HEAD.search(question, 0, cue[0])]
+    if named_by_wh:
+        heads = named_by_wh
     return tuple(dict.fromkeys(kind for _, _, kind in heads))
+
+
+_WH_HEAD: Final = re.compile(r"\b(?:what|which)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$", re.IGNORECASE)
 
 
 _HEADING: Final = re.compile(r"^[^:?]{1,80}:\s(?=[^?]*\?|\s*(?:please|kindly|pls|plz|can you|could you)\b)", re.I)
@@ -870,6 +881,43 @@ def asks_general_advice(question: str) -> bool:
     return _GENERAL_ADVICE.search(question) is not None
 
 
+def asks_drug_effect(question: str) -> bool:
+    """Whether ``question`` asks what a medicine does in general ("Can anastrozole slow a fielder's reactions? Ada
+    Stone is on it") or whether something is safe while taking one ("can Ada Stone drink zobo every day while taking
+    glucosamine?"): pharmacology and advice, which no patient's record holds, even when a patient is named.
+
+    Example:
+        >>> asks_drug_effect("Can anastrozole slow a fielder's reactions at first slip? Ada Stone is on it.")
+        True
+        >>> asks_drug_effect("Can Ada Stone have penicillin?"), asks_drug_effect("Can you list her tablets?")
+        (False, False)
+    """
+    if _WHILE_TAKING.search(question):
+        return True
+    return any(_a_medicine(match.group(1).lower(), match.group(2)) for match in _MODAL_SUBJECT.finditer(question))
+
+
+def _a_medicine(word: str, then: str) -> bool:
+    """Whether ``word``, the subject of a question, is a medicine: a drug name, or a rare word that names no one and
+    is followed by no name ("glucosamine"; not "ada" of "can ada stone have penicillin?", nor "meemaw" of "does
+    meemaw glenn alexander have any allergies?")."""
+    if is_drug_name(word):
+        return True
+    names = given_names() | census_surnames()
+    return zipf(word) < RARE_ZIPF and word not in names and then.lower() not in names and not then[:1].isupper()
+
+
+_MODAL_SUBJECT: Final = re.compile(
+    r"(?:^|[.?!]\s+)\W*(?:can|could|does|do|will|would|might|may)\s+([A-Za-z][\w-]+)\s+(?!be\b|have\b)([A-Za-z]\w*)",
+    re.IGNORECASE,
+)
+"""A question opening with a modal and its subject ("Can anastrozole slow …"): the subject may be a medicine."""
+_WHILE_TAKING: Final = re.compile(
+    r"\b(?:can|could|should|may)\s+[^?.]{1,60}?\bwhile\s+(?:(?:still|also)\s+)?(?:taking|on|using)\s+\w", re.IGNORECASE
+)
+"""Whether something may be done while taking a medicine ("can she drink … while taking glucosamine?")."""
+
+
 _GENERAL_ADVICE: Final = re.compile(
     r"\b(?:is it|would it be|is that)\s+(?:\w+\s+)?(?:safe|ok|okay|alright|advisable|wise|dangerous|risky)\s+for\s+"
     rf"{_SOMEONE}"
@@ -1003,7 +1051,20 @@ def name_owners(question: str) -> frozenset[str]:
         for match in _NAME_OWNER.finditer(question)
         for token in tokenize(next(group for group in match.groups() if group is not None))
     }
+    for match in _THEIR_NAME.finditer(question):  # "a night nurse was very kind to him … what is her name?"
+        people = _PERSON.findall(question, 0, match.start())
+        if people:
+            owners.add(tokenize(people[-1])[0])
     return frozenset() if owners & _NAMED_FORMS else frozenset(owners)
+
+
+_THEIR_NAME: Final = re.compile(r"\bwhat(?:'s|’s|\s+is|\s+was)\s+(?:his|her|their)\s+(?:full\s+)?name\b", re.I)
+_PERSON: Final = re.compile(
+    r"\b(?:nurse|doctor|lady|woman|man|gentleman|chap|fellow|girl|boy|porter|surgeon|physio|student|cleaner"
+    r"|volunteer|carer|midwife|consultant|anaesthetist|anesthetist|registrar|paramedic|driver|receptionist)s?\b",
+    re.IGNORECASE,
+)
+"""Someone other than the patient a question tells of: "her name" after one is theirs, not the patient's."""
 
 
 _SHOWN: Final = re.compile(
@@ -1031,6 +1092,29 @@ def shown_things(question: str) -> frozenset[str]:
         token for match in _SHOWN.finditer(question) for token in tokenize(match.group(1)) if token not in STOPWORDS
     }
     return frozenset() if words & _SHOWN_GENERIC else frozenset(words)
+
+
+_DEVICE_DETAIL: Final = re.compile(
+    r"\b(?:what|which)\s+(?:make|brand|model|manufacturer|maker)\b|\b(?:serial|lot|batch|catalogue|catalog)\s+numbers?\b"
+    r"|\bimplant\s+(?:card|details|sticker|label)\b",
+    re.IGNORECASE,
+)
+_DEVICE_WORDS: Final = frozenset(tokenize("manufacturer brand model serial lot batch catalogue catalog"))
+"""The words a record names a device's identity with: its maker, model, serial or lot number."""
+
+
+def device_identity_asked(question: str) -> frozenset[str]:
+    """The (BM25-folded) words that name a device's identity, when ``question`` asks for it ("what make of hip did
+    they put in, and the serial number?"): a record must name one of them; the procedure line that says a hip was
+    replaced does not say which. Empty when no such detail is asked.
+
+    Example:
+        >>> "serial" in device_identity_asked("What make of knee did they put in, and the serial number?")
+        True
+        >>> device_identity_asked("What operation did she have on her knee?")
+        frozenset()
+    """
+    return _DEVICE_WORDS if _DEVICE_DETAIL.search(question) else frozenset()
 
 
 _DONE_ASKED: Final = re.compile(

@@ -209,7 +209,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
     return QueryUnderstanding(
         text=question,
         lexical_text=lexical,
-        date_range=parse_date_range(question, today or date.today()),
+        date_range=parse_date_range(_without_told_spans(question), today or date.today()),
         latest_admission=_LATEST_ADMISSION.search(read) is not None,
         first_admission=_FIRST_ADMISSION.search(read) is not None,
         expansions=expansions,
@@ -329,7 +329,8 @@ _PROVIDED: Final = re.compile(
     r" (?:him|her|them) (?:with )?"
     r"|(?:was|were) (?:he|she|they)"
     r" (?:given|provided with|fitted with|issued(?: with)?|supplied with|set up with|lent) )"
-    r"(?:a|an|any|some) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)",
+    r"(?:a|an|any|some) ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)"
+    r"|\bdid (?:the )?(?:[\w'’-]+ ){1,2}?give (?:him|her|them) the ((?:[a-z][\w-]* ){0,2}[a-z][\w-]*)",
     re.IGNORECASE,
 )
 """What the patient was given or set up with: "did they set her up with a …", "was he given a …"; not what the
@@ -349,7 +350,9 @@ def provided_things(question: str) -> frozenset[str]:
         frozenset()
     """
     return frozenset(
-        token for match in _PROVIDED.finditer(question) for token in phrase_tokens(match.group(1), KIND_WORDS)
+        token
+        for match in _PROVIDED.finditer(question)
+        for token in phrase_tokens(next(group for group in match.groups() if group is not None), KIND_WORDS)
     )
 
 
@@ -413,6 +416,21 @@ def _kind_besides(question: str, told: Sequence[tuple[int, int]]) -> str | None:
         return rest
     asking, _ = _sentences(question)
     return None if _things_in(_only(question, asking), ()) else kind
+
+
+def _without_told_spans(question: str) -> str:
+    """``question`` with the relative spans of its statements blanked ("I smelled cigarette on her at the party last
+    month. What did the hospital write about her smoking?"): the asker's own time, not a filter on the records. A
+    date a statement names ("She was admitted in January 2022.") still pins the stay."""
+    asking, telling = _sentences(question)
+    if not asking:
+        return question
+    told = [
+        (start + match.start(), start + match.end())
+        for start, end in telling
+        for match in _RELATIVE.finditer(question, start, end)
+    ]
+    return blanked(question, told)
 
 
 def background_words(question: str) -> frozenset[str]:
