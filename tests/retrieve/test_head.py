@@ -152,3 +152,10 @@ def test_a_general_practice_is_no_hospital_department() -> None:
     question = "I look after Ann Lee's repeat prescriptions at the surgery - did the hospital record a drug allergy?"
     assert named_scope(question, names).empty
     assert named_scope("Who was admitted under the surgery department?", names).depts == ("surgery",)
+    assert named_scope("She asked me to fill in a form for the surgery - what was she taking?", names).empty
+
+
+def test_a_statement_pointing_back_leaves_a_bare_question_asking_for_its_kind() -> None:
+    """ "She broke her hip and had it fixed. … Were there any complications?": the "it" is the statement's."""
+    question = "Ada Stone broke her hip and had it fixed at yours. She looked pale. Were there any complications?"
+    assert asks_for_kind_only(question, understand(question), ["Ada Stone"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clinrag.retrieve.query import understand
+from clinrag.retrieve.query import told_only, understand
 from clinrag.retrieve.scope import ScopeNames, named_scope
 from clinrag.retrieve.vocabulary import correct_spelling, is_thing
 
@@ -245,3 +245,5 @@ def test_the_askers_world_is_no_thing_to_find() -> None:
     )
     assert party.date_range is None  # the asker's own time, no filter on the records
     assert understand("Was Ada Stone admitted in the last 2 years?").date_range is not None
+    crossing = "I've offered to run Ada Stone in after the morning crossing. What follow-up has been arranged?"
+    assert told_only(crossing, understand(crossing).anchors) == {"crossing"}  # the asker's morning, no event

@@ -144,6 +144,7 @@ def test_a_particle_names_no_thing_to_find() -> None:
         ("and Tinā wants to tell the aiga in Apia", "and mother wants to tell the family in Apia"),  # Samoan
         ("an op for a rupture in his groin", "an op for a hernia in his groin"),  # an old lay word
         ("friend of my teściowa. Proszę, which tablets?", "friend of my mother-in-law. Please, which tablets?"),
+        ("nani ji says theek hai, acha", "grandmother says okay, okay"),  # Punjabi
     ],
 )
 def test_regional_words_are_read_as_standard_english(question: str, read: str) -> None:

@@ -579,3 +579,26 @@ def test_the_noun_a_question_word_opens_on_says_the_kind(question: str, kind: st
 
 def test_what_the_ward_gave_her_is_a_thing_to_find() -> None:
     assert provided_things("Did the ward give her the vegetarian meals she asked for?") == {"vegetarian", "meal"}
+
+
+def test_an_mri_scan_of_the_knee_names_its_site() -> None:
+    from clinrag.retrieve.head import examined_sites
+
+    assert [thing.word for thing in examined_sites("Did they do an MRI scan of the knee first?")] == ["mri", "knee"]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Crossing notebook - Ada Stone - what tablets home with, and how much?", "discharge_medications"),
+        ("ada stone - what was the actual problem when they turned up at a&e?", "presentation"),
+    ],
+)
+def test_the_last_blind_rounds_wordings_ask_for_their_kind(question: str, kind: str) -> None:
+    assert understand(question).fact_kind == kind
+
+
+def test_the_askers_own_book_is_who_asks() -> None:
+    """ "Crossing notebook - …", "Client card, Stone, Ada: …": the heading is the asker's, nothing to find."""
+    assert understand("Crossing notebook - Ada Stone - what tablets home with?").things == frozenset()
+    assert "crossing" not in understand("Client card, Stone, Ada: any allergies?").things

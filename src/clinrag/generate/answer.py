@@ -77,6 +77,7 @@ from clinrag.retrieve.intent import (
     counted_things,
     device_identity_asked,
     gives_quantity,
+    gives_quantity_of,
     gives_time_of_day,
     name_owners,
     possessed_things,
@@ -84,7 +85,13 @@ from clinrag.retrieve.intent import (
     shown_things,
 )
 from clinrag.retrieve.patient_mentions import full_names
-from clinrag.retrieve.query import MEDICATION_KINDS, SECTION_KINDS, QueryUnderstanding, provided_things
+from clinrag.retrieve.query import (
+    MEDICATION_KINDS,
+    SECTION_KINDS,
+    QueryUnderstanding,
+    provided_things,
+    told_only,
+)
 from clinrag.retrieve.recorded import recorded_attribute
 from clinrag.retrieve.scope import Scope, ScopeNames, named_scope, scope_words
 from clinrag.retrieve.spoken import written_form
@@ -301,6 +308,9 @@ class Answerer:
         if understanding.fact_kind in _PATIENT_LEVEL_KINDS:  # "after the RFDS flight - allergic to anything?"
             understanding = dataclasses.replace(understanding, anchors=frozenset())
         filtered = {token for name in filtering for token in tokenize(name)}
+        if understanding.kind_candidates:  # "I'll run her in after the morning crossing. What follow-up …?"
+            told = told_only(cleaned, understanding.anchors)
+            understanding = dataclasses.replace(understanding, anchors=understanding.anchors - told)
         anchors = understanding.anchors - filtered
         provided = provided_things(cleaned) - filtered
         causes = frozenset(word for word in proposed_causes(cleaned) - filtered if is_thing(word))  # "burn pit"
@@ -417,7 +427,9 @@ class Answerer:
 
         def counts(said: str) -> bool:
             words = mentioned(said)
-            return not counted or bool(forms_mentioned(counted, words)) or bool(counted_classes & words)
+            if not counted or counted_classes & words:
+                return True
+            return bool(forms_mentioned(counted, words)) and gives_quantity_of(said, counted)  # "27 staples"
 
         if quantity and not any(
             gives_quantity(said) and counts(said) for said in (_said(s, sections) for s in supported)

@@ -95,9 +95,10 @@ BODY_SITES: Final[dict[str, frozenset[tuple[str, ...]]]] = {
 """Body sites a study is done of, each with the words notes use for it: "CT head" is answered by a head CT, a CT of
 the brain or an intracranial finding, never by a CT of the abdomen."""
 _SITE_QUALIFIERS: Final = frozenset(
-    tokenize("non contrast non-contrast with without plain left right bilateral lower upper")
+    tokenize("non contrast non-contrast with without plain left right bilateral lower upper scan scans imaging study")
 )
-"""Words that may stand between a study's name and its site ("CT non-contrast head", "x-ray of the left knee")."""
+"""Words that may stand between a study's name and its site ("CT non-contrast head", "x-ray of the left knee", "MRI
+scan of the knee")."""
 """Words a head phrase may hold between its things ("sessions of dialysis", "MRI of the brain" stops at "the")."""
 
 
@@ -199,7 +200,8 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
     else:
         asking = [(begin, end) for begin, end in clauses if INTERROGATIVE.match(question[begin:end])][:1]
     bare = [begin for begin, end in asking if not set(tokenize(question[begin:end])) & things]
-    if not bare or (things and REFERS_BACK.search(question)):  # "a kidney transplant …; when did he have it?"
+    # "a kidney transplant …; when did he have it?" (not "She broke her hip and had it fixed. Any complications?")
+    if not bare or (things and REFERS_BACK.search(question, _sentence_start(question, bare[0]))):
         return False
     # a clause before it that is itself a question about a thing asks for that thing: "any gastric banding this
     # admission, and were there issues after it?" needs the banding ("which operation, and was it keyhole?" does not)
@@ -210,6 +212,12 @@ def asks_for_kind_only(question: str, understanding: QueryUnderstanding, names: 
         and set(tokenize(question[begin:end])) & things
         for begin, end in others
     )
+
+
+def _sentence_start(text: str, position: int) -> int:
+    """Where the sentence of ``text`` holding ``position`` begins: after the last ".", "?" or "!" before it."""
+    ends = [match.end() for match in re.finditer(r"[.?!](?=\s)", text[:position])]
+    return ends[-1] if ends else 0
 
 
 def _asking_clause(kept: str, things: frozenset[str]) -> tuple[int, int] | None:

@@ -55,6 +55,7 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         rf"|{_DRUGS}\b.{{0,20}}\b(?:on|after) leaving (?:the )?hospital\b"
         rf"|{_DRUGS}\b[^?.]{{0,40}}\b(?:got|get|given|gave) for (?:going )?home\b"  # "medicines she got for going home"
         r"|(?:hospital|they|doctors?|ward|team) (?:give|gave|given) (?:[\w'’-]+ ){0,3}?to take (?:at )?home\b"
+        rf"|{_DRUGS} (?:(?:she|he|they|\w+) )?(?:went |came |sent )?home with\b"  # "what tablets home with?"
         rf"|{_DRUGS}\b.{{0,30}}\b(?:come|came|comes|coming) out on\b"
         rf"|{_DRUGS}.{{0,40}}\bafter (?:going home|discharge|leaving)"
         rf"|(?:{_DRUGS}|ones)\b.{{0,60}}\bwhen (?:he|she|they|I|you|we)"
@@ -227,7 +228,9 @@ SECTION_CUES: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
         r" (?:got there|arrived|came in|went in|got to|got (?:taken|took) in)\b"
         r"|\b(?:the )?(?:ambulance|paramedics?) (?:came|come|was called|were called)\b[^?]{0,80}\bwhat (?:was|is) the"
         r" (?:trouble|matter|problem)\b"
-        r"|what (?:was|were) (?:he|she|they|the patient) feel(?:ing|in['’]?)(?! like)\b",
+        r"|what (?:was|were) (?:he|she|they|the patient) feel(?:ing|in['’]?)(?! like)\b"
+        r"|what(?:'s| was| is) the (?:\w+ )?(?:problem|trouble|matter)\b[^?.]{0,20}\bwhen (?:\w+ ){1,2}"
+        r"(?:turned|showed|rocked|fetched) up\b",  # "what was the actual problem when they turned up at A&E?"
         ("Chief Complaint", "History of Present Illness"),
     ),
     (
@@ -426,7 +429,23 @@ def asker_spans(question: str) -> list[tuple[int, int]]:
     """
     roles = [match.span(group) for match in _ASKER.finditer(question) for group in (1, 2, 3, 4) if match.group(group)]
     wanting = [match.span(1) for match in _WANTS_ANSWER.finditer(question)]
-    return [*_opening_acronym(question), *roles, *wanting, *(match.span() for match in _PURPOSE.finditer(question))]
+    kept = [match.span(1) for match in [_KEPT_BOOK.match(question)] if match and not cue_spans(match.group(1))]
+    return [
+        *_opening_acronym(question),
+        *roles,
+        *wanting,
+        *kept,
+        *(match.span() for match in _PURPOSE.finditer(question)),
+    ]
+
+
+_KEPT_BOOK: Final = re.compile(
+    r"^\W*((?:[\w'’-]+\s+){0,3}?(?:notebook|register|card|log|logbook|diary|book|sheet|ledger))"
+    r"(?=\s*(?:[:,;–—]|-\s))",
+    re.IGNORECASE,
+)
+"""A heading naming the asker's own book ("Crossing notebook - Ada Stone - …", "Client card, Stone, Ada: …",
+"Ringers' register: …"): who keeps it, not what is asked; a heading that cues a kind ("Drug card:") is kept."""
 
 
 _WANTS_ANSWER: Final = re.compile(
@@ -1149,6 +1168,29 @@ def gives_quantity(text: str) -> bool:
         (True, False)
     """
     return _QUANTITY_GIVEN.search(text) is not None
+
+
+def gives_quantity_of(text: str, counted: frozenset[str], reach: int = 3) -> bool:
+    """Whether ``text`` gives a number within ``reach`` words of a word of ``counted`` ("27 staples", "staples x
+    27"); "staple removal in 2 weeks" gives the weeks, not the staples.
+
+    Example:
+        >>> gives_quantity_of("Wound closed with 27 staples.", frozenset({"staple"}))
+        True
+        >>> gives_quantity_of("Follow up in 2 weeks for a wound check and staple removal.", frozenset({"staple"}))
+        False
+    """
+    words = _WORDS.findall(text)
+    numbers = [i for i, word in enumerate(words) if _NUMBER.fullmatch(word.rstrip(".,"))]
+    named = [i for i, word in enumerate(words) if set(tokenize(word)) & counted]
+    return any(abs(i - j) <= reach for i in numbers for j in named)
+
+
+_WORDS: Final = re.compile(r"[\w.'’-]+")
+_NUMBER: Final = re.compile(
+    r"\d[\d.,x×/-]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|double|no|none",
+    re.IGNORECASE,
+)
 
 
 def asks_for_time_of_day(question: str) -> bool:

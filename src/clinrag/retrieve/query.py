@@ -19,7 +19,7 @@ from __future__ import annotations
 import calendar
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from types import MappingProxyType
@@ -431,6 +431,32 @@ def _without_told_spans(question: str) -> str:
         for match in _RELATIVE.finditer(question, start, end)
     ]
     return blanked(question, told)
+
+
+def told_only(question: str, words: Iterable[str]) -> frozenset[str]:
+    """Those of ``words`` (BM25-folded, or clinical classes' names) named only in ``question``'s statements, none of
+    whose words its questions name (and no drug: "sick after taking the prochlorperazine this morning. Take another
+    one?" names a drug a record must hold), when another of its sentences asks: "I'll run her to the hospital after the
+    morning crossing. What follow-up was arranged?" — the crossing is the asker's morning, not an event a record
+    must name.
+
+    Example:
+        >>> sorted(told_only("I'll take her after the morning crossing. What follow-up was arranged?", ["crossing"]))
+        ['crossing']
+        >>> told_only("What follow-up was arranged after the knee replacement?", ["knee"])
+        frozenset()
+    """
+    asking, telling = _sentences(question)
+    if not asking or not telling:
+        return frozenset()
+    asked, told = set(tokenize(_only(question, asking))), set(tokenize(_only(question, telling)))
+    candidates = [word for word in words if not is_drug_name(word)]
+    in_asked = [word for word in candidates if asked & {word, *tokenize(word)}]
+    in_told = [word for word in candidates if told & {word, *tokenize(word)} and word not in in_asked]
+    # an abbreviation or class read from a told word ("pna" of "after the pneumonia") goes with it, unless the
+    # question names an event of its own, whose readings they may be
+    read = [word for word in candidates if word not in in_asked and word not in in_told]
+    return frozenset(in_told + ([] if in_asked else read))
 
 
 def background_words(question: str) -> frozenset[str]:

@@ -80,11 +80,12 @@ search is not narrowed rather than narrowed to the place set aside)."""
 
 
 _GP_SURGERY: Final = re.compile(
-    r"\b(?:at|from|to)\s+(?:the|our|my|their|his|her)\s+(?:gp\s+|doctor'?s\s+)?surgery\b"
+    r"\b(?:at|from|to|for)\s+(?:the|our|my|their|his|her)\s+(?:gp\s+|doctor'?s\s+)?surgery\b"
     r"(?!\s+(?:department|dept|unit|ward|service|team|patients))",
     re.IGNORECASE,
 )
-"""A general practice ("I look after her repeat prescriptions at the surgery"): no hospital department."""
+"""A general practice ("I look after her repeat prescriptions at the surgery", "a form for the surgery"), or the
+operation ("admitted for the surgery"): no hospital department."""
 
 
 def named_scope(question: str, names: ScopeNames) -> Scope:
