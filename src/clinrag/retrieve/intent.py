@@ -1073,7 +1073,7 @@ def name_owners(question: str) -> frozenset[str]:
     for match in _THEIR_NAME.finditer(question):  # "a night nurse was very kind to him … what is her name?"
         people = _PERSON.findall(question, 0, match.start())
         if people:
-            owners.add(tokenize(people[-1])[0])
+            owners.update(tokenize(people[-1]))
     return frozenset() if owners & _NAMED_FORMS else frozenset(owners)
 
 
