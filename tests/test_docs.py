@@ -152,7 +152,8 @@ def test_benchmark_commands_are_found() -> None:
         "test26,freeform25,test27,freeform26,test28,freeform27,test29,freeform28,"
         "test30,freeform29,test31,freeform30,test32,freeform31,test33,freeform32,test34,freeform33,test35,freeform34,"
         "test36,freeform35,test37,freeform36,test38,freeform37,test39,freeform38,test40,freeform39,test41,freeform40,"
-        "test42,freeform41,test43,freeform42,test44,freeform43,test45,freeform44,test46,freeform45"
+        "test42,freeform41,test43,freeform42,test44,freeform43,test45,freeform44,test46,freeform45,"
+        "test47,freeform46,test48,freeform47,test49,freeform48"
     )
     assert ("bench_heldout.py", ["--splits", splits]) in commands
 
