@@ -830,9 +830,9 @@ _QUANTITY_ASKED: Final = re.compile(
     r"|,?\s*in (?:centimet(?:re|er)s|cms?|millimet(?:re|er)s|mm|inches|kilos|kilograms|kgs?|pounds|lbs|stones?)\s*\?",
     re.IGNORECASE,
 )
-_QUANTITY_GIVEN: Final = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|double|none|no)\b", re.IGNORECASE
-)
+_COUNT_WORDS: Final = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|double|none|no"
+"""A number in words ("a single dose", "no transfusion")."""
+_QUANTITY_GIVEN: Final = re.compile(rf"\d|\b(?:{_COUNT_WORDS})\b", re.IGNORECASE)
 
 
 def asks_for_quantity(question: str) -> bool:
@@ -922,8 +922,11 @@ def _a_medicine(word: str, then: str) -> bool:
     meemaw glenn alexander have any allergies?")."""
     if is_drug_name(word):
         return True
-    names = given_names() | census_surnames()
-    return zipf(word) < RARE_ZIPF and word not in names and then.lower() not in names and not then[:1].isupper()
+
+    def a_name(token: str) -> bool:
+        return token in given_names() or token in census_surnames()
+
+    return zipf(word) < RARE_ZIPF and not a_name(word) and not a_name(then.lower()) and not then[:1].isupper()
 
 
 _MODAL_SUBJECT: Final = re.compile(
@@ -1187,10 +1190,7 @@ def gives_quantity_of(text: str, counted: frozenset[str], reach: int = 3) -> boo
 
 
 _WORDS: Final = re.compile(r"[\w.'’-]+")
-_NUMBER: Final = re.compile(
-    r"\d[\d.,x×/-]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|double|no|none",
-    re.IGNORECASE,
-)
+_NUMBER: Final = re.compile(rf"\d[\d.,x×/-]*|{_COUNT_WORDS}", re.IGNORECASE)
 
 
 def asks_for_time_of_day(question: str) -> bool:

@@ -153,7 +153,7 @@ def understand(question: str, today: date | None = None, expand_abbreviations: b
         expansions += lay + shortened + shorthand
         lexical += "".join(" " + meaning for _, meaning in shorthand)
     kind, cueing = fact_kind(read), read
-    if kind is not None and (told := _told_after(read)) and (besides := _kind_besides(read, told)) != kind:
+    if kind is not None and (told := _told_after(read)) and (besides := _kind_besides(read, told, kind)) != kind:
         # "Was she given her flu jab? Our nurse runs the flu clinic": the clinic is the asker's; "Which meds, at
         # what doses? Nobody operates the grinder on anything that makes them drowsy": the rest asks for medicines
         kind, cueing = besides, blanked(read, told) if besides is not None else read
@@ -405,12 +405,11 @@ def _told_after(question: str) -> list[tuple[int, int]]:
     ]
 
 
-def _kind_besides(question: str, told: Sequence[tuple[int, int]]) -> str | None:
+def _kind_besides(question: str, told: Sequence[tuple[int, int]], kind: str) -> str | None:
     """The kind of fact ``question`` asks once the sentences ``told`` after it are set aside: the kind the rest
-    cues; else none when the question names a clinical thing of its own (the thing is asked for), else the kind as
-    read. A sentence that only says which kind ("Symptoms, I mean") or sets the question up before it ("She had the
-    op for the ectopic. Did they take out the tube?") is never set aside."""
-    kind = fact_kind(question)
+    cues; else none when the question names a clinical thing of its own (the thing is asked for), else ``kind``, the
+    kind as read. A sentence that only says which kind ("Symptoms, I mean") or sets the question up before it ("She
+    had the op for the ectopic. Did they take out the tube?") is never set aside."""
     rest = fact_kind(blanked(question, told))
     if rest is not None:
         return rest
